@@ -1,0 +1,71 @@
+// Core rule: plain TypeScript only. Nothing under server/src/core may import `vscode`,
+// `vscode-languageserver*` or anything editor-specific: strings in, plain objects out.
+//
+// The error record: ErrLookup's `ErrorEntry`, schemaVersion 2.
+
+export const SCHEMA_VERSION = 2;
+
+export const ERROR_TYPES = ['exception', 'error_code', 'console', 'http', 'validation', 'panic'] as const;
+export type ErrorType = (typeof ERROR_TYPES)[number];
+
+export const SEVERITIES = ['critical', 'error', 'warning', 'info'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+export const HANDLING_STRATEGIES = ['try-catch', 'type-guard', 'validation', 'retry', 'fallback'] as const;
+export type HandlingStrategy = (typeof HANDLING_STRATEGIES)[number];
+
+/** A complete, validated record (user records get defaults filled in by the loader). */
+export interface ErrorRecord {
+  id: string; // 16 lowercase hex
+  repo: string; // owner/name
+  slug: string;
+  errorCode: string | null;
+  errorMessage: string;
+  messagePattern: string;
+  errorType: ErrorType;
+  errorClass: string | null;
+  httpStatus: number | null;
+  severity: Severity;
+  filePath: string | null;
+  lineNumber: number | null;
+  sourceCode: string | null;
+  sourceCodeStart: number | null;
+  sourceCodeEnd: number | null;
+  githubUrl: string | null;
+  documentation: string | null;
+  triggerScenarios: string | null;
+  commonSituations: string | null;
+  solutions: string[];
+  exampleFix: string | null;
+  handlingStrategy: HandlingStrategy | null;
+  validationCode: string | null;
+  typeGuard: string | null;
+  tryCatchPattern: string | null;
+  preventionTips: string[];
+  tags: string[];
+  backgroundTag: string | null;
+  analyzedSha: string | null;
+  analyzedAt: string | null;
+  schemaVersion: number;
+}
+
+/** Where a record came from. Later origins override earlier ones on duplicate ids. */
+export type RecordOrigin = 'bundled' | 'dataset' | 'user' | 'workspace';
+
+/** A located problem in a record file. line/column are 1-based; column counts UTF-16 units. */
+export interface RecordProblem {
+  file: string;
+  line: number;
+  column: number;
+  endLine: number;
+  endColumn: number;
+  /** JSON path of the offending value, e.g. `[2].httpStatus` or `(file)` for whole-file problems. */
+  path: string;
+  severity: 'error' | 'warning' | 'info';
+  message: string;
+}
+
+/** Ranking order of severities, most severe first. */
+export function severityRank(s: Severity): number {
+  return SEVERITIES.indexOf(s);
+}

@@ -1,0 +1,8 @@
+import * as assert from 'node:assert/strict';
+import { severityRank } from '../../server/src/core/record';
+describe('record', () => {
+  it('ranks severities', () => {
+    assert.equal(severityRank('critical'), 0);
+    assert.ok(severityRank('info') > severityRank('warning'));
+  });
+});
