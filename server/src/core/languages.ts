@@ -76,7 +76,6 @@ for (const d of DEFS) {
 }
 /** VS Code language ids that share a definition with another id. */
 const ALIASES: Record<string, string> = {
-  bat: 'bat',
   'c++': 'cpp',
   'c#': 'csharp',
   cs: 'csharp',
@@ -93,7 +92,6 @@ const ALIASES: Record<string, string> = {
   kt: 'kotlin',
   cuda: 'cpp',
   'cuda-cpp': 'cpp',
-  typescriptreact: 'typescriptreact',
 };
 
 function info(d: LanguageDef): LanguageInfo {

@@ -1,0 +1,261 @@
+// Record -> Markdown for hovers, the record view and the CLI.
+//
+// Record text is DATA, never markup: everything taken from a record (or from a log line) goes
+// through escapeMarkdown / codeSpan / fencedBlock, so it can never become a link, a `command:` URI,
+// raw HTML, an image or an entity. The only live link is the raise site: a record's githubUrl when
+// it is an https://github.com/ URL, or a local href given by the caller. `opts.footer` is trusted
+// Markdown built by the caller (the extension's own command links).
+import type { ErrorRecord } from './record';
+import { fenceLanguage } from './languages';
+
+export interface RenderOptions {
+  match?: { text: string; captures: { name: string; value: string }[] };
+  /** Resolved local raise site (href = file URI); when absent, the record's githubUrl is used. */
+  raiseSite?: { label: string; href?: string };
+  /** Hover: shorter. Record view / CLI: full. */
+  compact?: boolean;
+  /** Trusted Markdown appended at the end (command links built by the caller). */
+  footer?: string;
+  /**
+   * Plain text for a terminal: no Markdown escaping of record text (control characters are still
+   * removed, so a record cannot drive the terminal). Never feed plain output to a Markdown renderer.
+   */
+  plain?: boolean;
+}
+
+// C0/C1 controls except TAB/LF, DEL, and bidi overrides/isolates (Trojan Source) and BOM.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u200E\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/g;
+
+const HAS_CONTROL = new RegExp(CONTROL.source);
+
+/** Removes control characters (keeps tab and newline; CR and CRLF become newline). */
+export function stripControls(text: string): string {
+  return text.replace(/\r\n?/g, '\n').replace(CONTROL, '');
+}
+
+// Things that renderers turn into links without brackets: scheme URLs, www., e-mail addresses,
+// and URI schemes that matter in an editor (command:, vscode:, file:, data:, javascript:, mailto:).
+const LINKISH =
+  /\b[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s<>|`]*|\bwww\.[^\s<>|`]+|\b(?:command|vscode|vscode-insiders|vscode-file|file|data|javascript|vbscript|mailto|tel):[^\s<>|`]*|[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+/gi;
+
+// ASCII punctuation that can start or close a Markdown construct. CommonMark allows a backslash
+// before any ASCII punctuation and renders the character itself.
+const META = /[\\`*_{}[\]()#!|<>&~$]/g;
+
+/**
+ * Escapes text so a Markdown renderer shows it literally: metacharacters are backslash-escaped,
+ * URL-like runs are put in code spans (no renderer autolinks inside a code span), a leading
+ * `1.` cannot start a list. Newlines are kept (paragraph text).
+ */
+export function escapeMarkdown(text: string): string {
+  const clean = stripControls(text);
+  let out = '';
+  let last = 0;
+  LINKISH.lastIndex = 0;
+  for (let m = LINKISH.exec(clean); m; m = LINKISH.exec(clean)) {
+    out += escapeRun(clean.slice(last, m.index)) + codeSpan(m[0]);
+    last = m.index + m[0].length;
+  }
+  out += escapeRun(clean.slice(last));
+  return out;
+}
+
+function escapeRun(text: string): string {
+  return text
+    .replace(META, '\\$&')
+    .replace(/(^|\n)([ \t]*)([-+=])/g, '$1$2\\$3')
+    .replace(/(^|\n)([ \t]*\d+)([.)])/g, '$1$2\\$3');
+}
+
+/** Text on one line (titles, table cells): escaped, newlines and tabs become spaces. */
+export function escapeInline(text: string): string {
+  return escapeMarkdown(stripControls(text).replace(/[\n\t]+/g, ' '));
+}
+
+function longestRun(text: string, ch: string): number {
+  let best = 0;
+  let run = 0;
+  for (const c of text) {
+    if (c === ch) best = Math.max(best, ++run);
+    else run = 0;
+  }
+  return best;
+}
+
+/** An inline code span showing `text` literally (fence longer than any backtick run inside). */
+export function codeSpan(text: string): string {
+  const clean = stripControls(text).replace(/\n/g, ' ');
+  const fence = '`'.repeat(longestRun(clean, '`') + 1);
+  const pad = clean.startsWith('`') || clean.endsWith('`') || clean.startsWith(' ') ? ' ' : '';
+  return `${fence}${pad}${clean}${pad}${fence}`;
+}
+
+/** A fenced code block (fence longer than any backtick run inside, at least 3). */
+export function fencedBlock(code: string, language: string): string {
+  const clean = stripControls(code).replace(/\n+$/, '');
+  const fence = '`'.repeat(Math.max(3, longestRun(clean, '`') + 1));
+  const info = /^[A-Za-z0-9_+-]*$/.test(language) ? language : '';
+  return `${fence}${info}\n${clean}\n${fence}`;
+}
+
+/**
+ * The record's githubUrl when it is safe to link: https, host exactly github.com, no credentials
+ * or port. Returned percent-encoded so it cannot close a Markdown link destination.
+ */
+export function safeGithubUrl(url: string | null | undefined): string | undefined {
+  if (!url || !/^https:\/\/github\.com\//.test(url)) return undefined;
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (u.protocol !== 'https:' || u.hostname !== 'github.com' || u.port || u.username || u.password) return undefined;
+  return encodeHref(u.href);
+}
+
+/** A caller-built local href: only file:, vscode-remote: and https://github.com/ are accepted. */
+function safeLocalHref(href: string): string | undefined {
+  if (/^https:/i.test(href)) return safeGithubUrl(href);
+  if (!/^(file|vscode-remote):/i.test(href)) return undefined;
+  if (HAS_CONTROL.test(href)) return undefined;
+  return encodeHref(href);
+}
+
+function encodeHref(href: string): string {
+  return href.replace(/[\s()<>"'`\\[\]]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0'));
+}
+
+const ABBREVIATIONS = /(?:^|\s)(?:e\.g|i\.e|etc|vs|cf|approx|incl|no|fig|resp)\.$/i;
+
+/** The first sentence of a text (up to `.`, `!` or `?` followed by space or end), trimmed; '' for null. */
+export function firstSentence(text: string | null): string {
+  if (!text) return '';
+  const t = stripControls(text).replace(/\s+/g, ' ').trim();
+  const re = /[.!?](?=\s|$)/g;
+  for (let m = re.exec(t); m; m = re.exec(t)) {
+    const head = t.slice(0, m.index + 1);
+    if (ABBREVIATIONS.test(head)) continue;
+    return head;
+  }
+  return t;
+}
+
+/** True when a record has no written explanation (ErrLookup skeleton). */
+export function isSkeleton(record: ErrorRecord): boolean {
+  return !record.documentation?.trim() && record.solutions.length === 0;
+}
+
+function shortSha(sha: string | null): string | undefined {
+  return sha && /^[0-9a-f]{7,40}$/i.test(sha) ? sha.slice(0, 7).toLowerCase() : undefined;
+}
+
+/** `filePath:lineNumber` of the raise site, or undefined when the record has no file. */
+export function raiseSiteLabel(record: ErrorRecord): string | undefined {
+  if (!record.filePath) return undefined;
+  return record.lineNumber != null ? `${record.filePath}:${record.lineNumber}` : record.filePath;
+}
+
+export function renderRecord(record: ErrorRecord, opts: RenderOptions = {}): string {
+  const plain = opts.plain === true;
+  const esc = plain ? (s: string) => stripControls(s) : escapeMarkdown;
+  const inl = plain ? (s: string) => stripControls(s).replace(/[\n\t]+/g, ' ') : escapeInline;
+  const code = plain ? (s: string) => stripControls(s).replace(/\n/g, ' ') : codeSpan;
+  const compact = opts.compact === true;
+  const lang = fenceLanguage(record.filePath);
+  const out: string[] = [];
+  const section = (title: string, body: string | undefined) => {
+    if (!body) return;
+    out.push(compact ? `**${title}**\n\n${body}` : `#### ${title}\n\n${body}`);
+  };
+
+  // Title: errorClass · HTTP status · severity · repo
+  const titleParts: string[] = [];
+  titleParts.push(inl(record.errorClass || record.errorCode || record.errorType));
+  if (record.errorCode && record.errorClass) titleParts.push(inl(record.errorCode));
+  if (record.httpStatus != null) titleParts.push(`HTTP ${Math.trunc(Number(record.httpStatus))}`);
+  titleParts.push(inl(record.severity));
+  titleParts.push(inl(record.repo));
+  out.push(`${compact ? '####' : '###'} ${titleParts.join(' · ')}`);
+  out.push(plain ? `> ${inl(record.errorMessage)}` : `> ${escapeInline(record.errorMessage)}`);
+
+  if (opts.match) {
+    const lines = [`**Matched:** ${code(opts.match.text)}`];
+    const caps = opts.match.captures;
+    if (caps.length) {
+      lines.push('');
+      if (plain) for (const c of caps) lines.push(`  ${inl(c.name)} = ${inl(c.value)}`);
+      else {
+        lines.push('| Capture | Value |', '| --- | --- |');
+        for (const c of caps) lines.push(`| ${escapeInline(c.name)} | ${escapeInline(c.value) || ' '} |`);
+      }
+    }
+    out.push(lines.join('\n'));
+  }
+
+  const skeleton = isSkeleton(record);
+  if (skeleton) {
+    out.push(plain ? 'No explanation has been written for this error yet.' : '_No explanation has been written for this error yet._');
+  } else if (record.documentation) {
+    out.push(esc(record.documentation));
+  }
+
+  section('Why it happens', record.triggerScenarios ? esc(record.triggerScenarios) : undefined);
+  if (!compact) section('Common situations', record.commonSituations ? esc(record.commonSituations) : undefined);
+  section('Solutions', list(record.solutions, esc, true));
+  if (!compact) section('Prevention', list(record.preventionTips, esc, false));
+
+  const snippets: [string, string | null][] = compact
+    ? [
+        ['Try/catch', record.tryCatchPattern],
+        ['Validation', record.validationCode],
+      ]
+    : [
+        ['Example fix', record.exampleFix],
+        ['Validation', record.validationCode],
+        ['Type guard', record.typeGuard],
+        ['Try/catch', record.tryCatchPattern],
+      ];
+  for (const [title, snippet] of snippets) {
+    if (snippet && snippet.trim()) section(title, fencedBlock(snippet, lang));
+  }
+
+  // Raise site
+  const site = raiseSiteLine(record, opts, plain);
+  if (site) section('Raised at', site);
+  if (record.sourceCode && (skeleton || !compact)) {
+    const start = record.sourceCodeStart;
+    const end = record.sourceCodeEnd;
+    const where = start != null ? ` (lines ${Math.trunc(Number(start))}–${Math.trunc(Number(end ?? start))})` : '';
+    section(`Source${where}`, fencedBlock(record.sourceCode, lang));
+  }
+
+  if (opts.footer) out.push(opts.footer);
+  return out.join('\n\n') + '\n';
+}
+
+function list(items: string[], esc: (s: string) => string, numbered: boolean): string | undefined {
+  const real = items.filter((s) => typeof s === 'string' && s.trim());
+  if (!real.length) return undefined;
+  return real.map((s, i) => `${numbered ? `${i + 1}.` : '-'} ${esc(s).replace(/\n/g, '\n   ')}`).join('\n');
+}
+
+function raiseSiteLine(record: ErrorRecord, opts: RenderOptions, plain: boolean): string | undefined {
+  const label = opts.raiseSite?.label ?? raiseSiteLabel(record);
+  if (!label) return undefined;
+  const sha = shortSha(record.analyzedSha);
+  const github = safeGithubUrl(record.githubUrl);
+  if (plain) {
+    const at = sha ? ` at ${sha}` : '';
+    const url = opts.raiseSite?.href ?? github;
+    return `${stripControls(label).replace(/\n/g, ' ')}${at}${url ? `\n${stripControls(url)}` : ''}`;
+  }
+  const text = codeSpan(label);
+  const localHref = opts.raiseSite?.href ? safeLocalHref(opts.raiseSite.href) : undefined;
+  const href = localHref ?? github;
+  const at = sha ? ` at ${codeSpan(sha)}` : '';
+  const linked = href ? `[${text}](${href})` : text;
+  const alsoGithub = localHref && github ? ` ([GitHub](${github}))` : '';
+  return `${linked}${at}${alsoGithub}`;
+}
