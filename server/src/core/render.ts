@@ -64,6 +64,8 @@ export function escapeMarkdown(text: string): string {
 function escapeRun(text: string): string {
   return text
     .replace(META, '\\$&')
+    // a dot inside a word (`runtime.py`, `evil.com`): linkifiers with fuzzy domains cannot see it
+    .replace(/\.(?=[\p{L}\p{N}])/gu, '\\.')
     .replace(/(^|\n)([ \t]*)([-+=])/g, '$1$2\\$3')
     .replace(/(^|\n)([ \t]*\d+)([.)])/g, '$1$2\\$3');
 }

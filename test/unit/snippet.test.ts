@@ -1,0 +1,150 @@
+import * as assert from 'node:assert/strict';
+import type { ErrorRecord } from '../../server/src/core/record';
+import { languageById } from '../../server/src/core/languages';
+import { type SnippetTarget, formatSnippet, snippetHeader, surroundWithTry } from '../../server/src/core/snippet';
+import bundled from '../../records/sgl-project/sglang.json';
+
+const seeds = bundled as unknown as ErrorRecord[];
+const sent = structuredClone(seeds[0]!); // no-staged-embedding..., try/except MMError
+const meta = structuredClone(seeds[1]!); // encode-metadata-not-ready, retry loop around try
+const HEADER =
+  '# error-explainer: no-staged-embedding-for-send-req-id-req-id-alr (sgl-project/sglang, raised at python/sglang/srt/disaggregation/encoder/runtime.py:1295)';
+
+const py = (over: Partial<SnippetTarget> = {}): SnippetTarget => ({
+  languageId: 'python',
+  indent: '',
+  insertSpaces: true,
+  tabSize: 4,
+  eol: '\n',
+  ...over,
+});
+
+describe('snippet', () => {
+  describe('snippetHeader', () => {
+    it('names slug, repo and raise site in the language comment syntax', () => {
+      assert.equal(snippetHeader(sent, languageById('python')!), HEADER);
+      assert.equal(snippetHeader(sent, languageById('typescript')!), HEADER.replace(/^#/, '//'));
+      assert.equal(
+        snippetHeader(sent, languageById('html')!),
+        '<!-- ' + HEADER.slice(2) + ' -->',
+      );
+    });
+    it('stays one line for hostile slugs and records without a file', () => {
+      const r = { ...sent, slug: 'a\nb\r\nc\u001b[31m', filePath: null, lineNumber: null };
+      assert.equal(snippetHeader(r, languageById('python')!), '# error-explainer: a b c[31m (sgl-project/sglang)');
+    });
+  });
+
+  describe('formatSnippet', () => {
+    it('seed validationCode at a nested Python line, 4 spaces', () => {
+      const out = formatSnippet(sent.validationCode!, sent, py({ indent: '        ' }));
+      assert.equal(
+        out,
+        '        ' + HEADER + '\n' +
+          '        if encoder_client.already_sent(req_id):\n' +
+          '            skip_send(req_id)  # idempotency check before /send\n',
+      );
+    });
+
+    it('converts indentation units: 2 spaces, tabs, CRLF', () => {
+      const code = sent.tryCatchPattern!;
+      assert.equal(
+        formatSnippet(code, sent, py({ indent: '  ', tabSize: 2 })),
+        '  ' + HEADER + '\n' +
+          '  try:\n' +
+          '    await encoder.send(req_id)\n' +
+          '  except MMError as e:\n' +
+          "    if 'already released' in str(e):\n" +
+          '      treat_as_duplicate(req_id); return  # not fatal for this rank\n' +
+          '    raise\n',
+      );
+      assert.equal(
+        formatSnippet(code, sent, py({ indent: '\t', insertSpaces: false, eol: '\r\n' })),
+        '\t' + HEADER + '\r\n' +
+          '\ttry:\r\n' +
+          '\t\tawait encoder.send(req_id)\r\n' +
+          '\texcept MMError as e:\r\n' +
+          "\t\tif 'already released' in str(e):\r\n" +
+          '\t\t\ttreat_as_duplicate(req_id); return  # not fatal for this rank\r\n' +
+          '\t\traise\r\n',
+      );
+    });
+
+    it('strips common indentation, keeps blank lines empty, accepts tab-indented and CRLF snippets', () => {
+      const code = '\n    if x:\r\n\r\n\ty()\n        z()\n\n';
+      assert.equal(
+        formatSnippet(code, sent, py({ indent: '  ', tabSize: 2 })),
+        '  ' + HEADER + '\n' + '  if x:\n' + '\n' + '  y()\n' + '    z()\n',
+      );
+    });
+
+    it('header comment follows the target language, falling back to the record language', () => {
+      const ts = formatSnippet('a();', sent, py({ languageId: 'typescript' }));
+      assert.equal(ts, HEADER.replace(/^#/, '//') + '\na();\n');
+      const plain = formatSnippet('a()', sent, py({ languageId: 'plaintext' }));
+      assert.equal(plain, HEADER + '\na()\n');
+    });
+  });
+
+  describe('surroundWithTry', () => {
+    it('seed tryCatchPattern: the selection becomes the try body (Python, 4 spaces)', () => {
+      const selected = '        sent = await enc.send(req_id=req_id)\n        if sent:\n            log(sent)\n';
+      const out = surroundWithTry(sent.tryCatchPattern!, selected, sent, py({ indent: '        ' }));
+      assert.equal(
+        out,
+        '        ' + HEADER + '\n' +
+          '        try:\n' +
+          '            sent = await enc.send(req_id=req_id)\n' +
+          '            if sent:\n' +
+          '                log(sent)\n' +
+          '        except MMError as e:\n' +
+          "            if 'already released' in str(e):\n" +
+          '                treat_as_duplicate(req_id); return  # not fatal for this rank\n' +
+          '            raise\n',
+      );
+    });
+
+    it('tabs, CRLF, no trailing line break in the selection', () => {
+      const seed2 = structuredClone(seeds[2]!);
+      const out = surroundWithTry(seed2.tryCatchPattern!, '\tawait register(a)\r\n\tlog()', seed2, py({ indent: '\t', insertSpaces: false, eol: '\r\n' }));
+      assert.equal(
+        out,
+        '\t# error-explainer: inconsistent-receive-count-for-req-id-req-id-re (sgl-project/sglang, raised at python/sglang/srt/disaggregation/encoder/server.py:724)\r\n' +
+          '\ttry:\r\n' +
+          '\t\tawait register(a)\r\n' +
+          '\t\tlog()\r\n' +
+          '\texcept BadRequestError:\r\n' +
+          '\t\tregenerate_req_id_and_replay_request()  # topology changed mid-flight',
+      );
+    });
+
+    it('a retry loop around the try is not surroundable (the caller inserts above)', () => {
+      assert.equal(surroundWithTry(meta.tryCatchPattern!, 'x()\n', meta, py()), undefined);
+    });
+
+    it('brace languages: try { ... } catch', () => {
+      const r = { ...sent, filePath: 'src/client.ts', lineNumber: 10 };
+      const pattern = 'try {\n  await client.send(id);\n} catch (e) {\n  if (!(e instanceof MMError)) throw e;\n}';
+      const out = surroundWithTry(pattern, '    const a = 1;\n    use(a);\n', r, { languageId: 'typescript', indent: '    ', insertSpaces: true, tabSize: 2, eol: '\n' });
+      assert.equal(
+        out,
+        '    // error-explainer: no-staged-embedding-for-send-req-id-req-id-alr (sgl-project/sglang, raised at src/client.ts:10)\n' +
+          '    try {\n' +
+          '      const a = 1;\n' +
+          '      use(a);\n' +
+          '    } catch (e) {\n' +
+          '      if (!(e instanceof MMError)) throw e;\n' +
+          '    }\n',
+      );
+    });
+
+    it('Go and Rust have no try; snippets without a try shape give undefined', () => {
+      const go = { ...sent, filePath: 'main.go' };
+      assert.equal(surroundWithTry('if err != nil {\n\treturn err\n}', 'x()', go, { ...py(), languageId: 'go' }), undefined);
+      assert.equal(surroundWithTry(sent.tryCatchPattern!, 'x()', sent, { ...py(), languageId: 'rust' }), undefined);
+      assert.equal(surroundWithTry('print(1)', 'x()', sent, py()), undefined);
+      assert.equal(surroundWithTry('try:\n    a()\nprint(2)', 'x()', sent, py()), undefined);
+      assert.equal(surroundWithTry(sent.tryCatchPattern!, '   \n', sent, py()), undefined);
+    });
+  });
+});
