@@ -1,0 +1,284 @@
+// MatchEngine: index many record patterns once, then find EVERY record matching a line.
+//
+// Design (see test/bench for the numbers):
+//  1. Each pattern is classified. "Simple" patterns (literals and (.+?) holes only; nearly all
+//     ErrLookup patterns) are matched by a chain of indexOf searches (ChainMatcher), exact and
+//     linear. Other patterns become a lazily compiled RegExp (RegexMatcher), run on bounded windows
+//     of long lines. Unsafe patterns are rejected with a reason and never run.
+//  2. Each record gets one key: a substring of a literal every match contains, chosen so its
+//     q-grams are rare across the record set. Keys are indexed in tiers by key length
+//     (engine/prefilter.ts); one strided pass over a line per tier yields the candidate records.
+//  3. Candidates are matched fully; per record the leftmost match over the line's views wins (ties:
+//     a JSON string value over the raw line). Results are ranked.
+// Nothing here times out or skips records: recall is complete by construction (every match
+// contains its record's key, and every key occurrence is found by the scan).
+
+import { MIN_LITERAL_CHARS, MAX_PATTERN_LENGTH, parseSimplePattern, patternInfo, patternProblem } from './pattern';
+import { lineViews, needsViews, type LineView } from './text';
+import { ChainMatcher, RegexMatcher, hasTerminator, terminators, type RawMatch } from './engine/matchers';
+import { GramCounts, Q, TIER_LENGTHS, Tier } from './engine/prefilter';
+
+export interface EngineEntry {
+  id: string;
+  pattern: string;
+  captureNames: string[];
+  errorCode: string | null;
+}
+/** Offsets in the ORIGINAL line (UTF-16 units, end exclusive). */
+export interface Capture {
+  name: string;
+  value: string;
+  start: number;
+  end: number;
+}
+export interface LineMatch {
+  entry: number; // index into the entries given to MatchEngine.build
+  start: number;
+  end: number; // UTF-16 offsets in the original line, end exclusive
+  text: string; // original-line text of the span
+  captures: Capture[];
+  literalLength: number; // literal characters of the pattern (ranking)
+  codeInLine: boolean; // errorCode appears as a token in the line (ranking)
+}
+
+type Matcher = ChainMatcher | RegexMatcher;
+
+/** Build statistics (benchmark and diagnostics). */
+export interface EngineStats {
+  chain: number;
+  regex: number;
+  rejected: number;
+  /** Records without a usable key: tried on every line. */
+  unkeyed: number;
+  /** Records per tier, by key length. */
+  tiers: { m: number; records: number; stride: number }[];
+  indexBytes: number;
+}
+
+const WORD = /[A-Za-z0-9_]/;
+
+/** True when `code` occurs in `text` with no word character directly before or after it. */
+export function hasToken(text: string, code: string): boolean {
+  if (!code) return false;
+  let i = text.indexOf(code);
+  while (i >= 0) {
+    const before = i > 0 ? text[i - 1]! : '';
+    const after = text[i + code.length] ?? '';
+    if (!(before && WORD.test(before)) && !(after && WORD.test(after))) return true;
+    i = text.indexOf(code, i + 1);
+  }
+  return false;
+}
+
+/** Ranking: errorCode in the line, then more literal characters, then longer span, then id. */
+export function compareMatches(entries: readonly EngineEntry[]): (a: LineMatch, b: LineMatch) => number {
+  return (a, b) => {
+    if (a.codeInLine !== b.codeInLine) return a.codeInLine ? -1 : 1;
+    if (a.literalLength !== b.literalLength) return b.literalLength - a.literalLength;
+    const la = a.end - a.start;
+    const lb = b.end - b.start;
+    if (la !== lb) return lb - la;
+    const ia = entries[a.entry]!.id;
+    const ib = entries[b.entry]!.id;
+    if (ia !== ib) return ia < ib ? -1 : 1;
+    return a.entry - b.entry;
+  };
+}
+
+/** Literal segments and matcher of a pattern, or a reason to reject it. */
+function classify(pattern: string): { matcher: Matcher; literals: string[]; literalLength: number } | { problem: string } {
+  const simple = parseSimplePattern(pattern);
+  if (simple && !simple.literals.some(hasTerminator)) {
+    let lit = 0;
+    for (const l of simple.literals) lit += l.length;
+    if (pattern.length > MAX_PATTERN_LENGTH || lit < MIN_LITERAL_CHARS) return { problem: patternProblem(pattern) ?? 'pattern is not safe' };
+    return { matcher: new ChainMatcher(simple.literals, simple.leadingHole, simple.trailingHole), literals: simple.literals, literalLength: lit };
+  }
+  const problem = patternProblem(pattern);
+  if (problem) return { problem };
+  const info = patternInfo(pattern)!;
+  const trailingGroup = /(?:^|[^\\])(?:\\\\)*\(\.[+*]\?\)$/.test(pattern) ? info.groups : 0;
+  let longest = '';
+  for (const l of info.requiredLiterals) if (l.length > longest.length) longest = l;
+  // the RegexMatcher's key is its longest required literal (the prefilter key is a window of it)
+  return { matcher: new RegexMatcher(pattern, longest || null, trailingGroup), literals: info.requiredLiterals, literalLength: info.literalLength };
+}
+
+export class MatchEngine {
+  readonly size: number;
+  readonly rejected: { entry: number; reason: string }[] = [];
+  readonly stats: EngineStats;
+
+  private readonly matchers: (Matcher | undefined)[];
+  private readonly literalLengths: Int32Array;
+  private readonly keys: string[];
+  private readonly tiers: Tier[];
+  private readonly unkeyed: number[] = [];
+  private readonly compare: (a: LineMatch, b: LineMatch) => number;
+
+  // per-call scratch
+  private readonly seen: Int32Array; // view stamp: record already a candidate in this view
+  private readonly lineSeen: Int32Array; // line stamp: record already has a result for this line
+  private readonly resultAt: Int32Array; // index in the current line's results
+  private viewStamp = 0;
+  private lineStamp = 0;
+  private readonly cands: number[] = [];
+
+  private constructor(private readonly entries: readonly EngineEntry[]) {
+    const n = entries.length;
+    this.size = n;
+    this.matchers = new Array<Matcher | undefined>(n);
+    this.literalLengths = new Int32Array(n);
+    this.keys = new Array<string>(n).fill('');
+    this.seen = new Int32Array(n);
+    this.lineSeen = new Int32Array(n);
+    this.resultAt = new Int32Array(n);
+    this.compare = compareMatches(entries);
+
+    // 1. classify
+    const literals: string[][] = new Array<string[]>(n);
+    let chain = 0;
+    let regex = 0;
+    for (let i = 0; i < n; i++) {
+      const c = classify(entries[i]!.pattern);
+      if ('problem' in c) {
+        this.rejected.push({ entry: i, reason: c.problem });
+        literals[i] = [];
+        continue;
+      }
+      this.matchers[i] = c.matcher;
+      this.literalLengths[i] = c.literalLength;
+      literals[i] = c.literals;
+      if (c.matcher instanceof ChainMatcher) chain++;
+      else regex++;
+    }
+
+    // 2. rarity of q-grams across all literals
+    const grams = new GramCounts(n > 200_000 ? 23 : n > 20_000 ? 22 : 18);
+    for (let i = 0; i < n; i++) if (this.matchers[i]) for (const l of literals[i]!) if (l.length >= Q) grams.addLiteral(l);
+
+    // 3. one key per record, in the longest tier its literals allow
+    const tierFor = new Map<number, Tier>();
+    for (const m of TIER_LENGTHS) tierFor.set(m, new Tier(m, Math.min(m, Q)));
+    for (let i = 0; i < n; i++) {
+      if (!this.matchers[i]) continue;
+      let longest = 0;
+      for (const l of literals[i]!) if (l.length > longest) longest = l.length;
+      const m = TIER_LENGTHS.find((len) => len <= longest);
+      if (m === undefined) {
+        this.unkeyed.push(i);
+        continue;
+      }
+      let best = { key: '', cost: Infinity };
+      for (const l of literals[i]!) {
+        if (l.length < m) continue;
+        const w = grams.bestWindow(l, m);
+        if (w.cost < best.cost) best = { key: l.slice(w.start, w.start + m), cost: w.cost };
+      }
+      this.keys[i] = best.key;
+      tierFor.get(m)!.add(i);
+    }
+    const tierStats: EngineStats['tiers'] = [];
+    this.tiers = [];
+    let indexBytes = 0;
+    for (const t of tierFor.values()) {
+      if (t.size === 0) continue;
+      tierStats.push({ m: t.m, records: t.size, stride: t.stride });
+      t.build(this.keys);
+      indexBytes += t.bytes();
+      this.tiers.push(t);
+    }
+    this.stats = { chain, regex, rejected: this.rejected.length, unkeyed: this.unkeyed.length, tiers: tierStats, indexBytes };
+  }
+
+  static build(entries: EngineEntry[]): MatchEngine {
+    return new MatchEngine(entries);
+  }
+
+  /** Every matching entry, ranked, one match (the leftmost) per entry. */
+  matchLine(line: string): LineMatch[] {
+    const results: LineMatch[] = [];
+    const fromJson: boolean[] = [];
+    if (++this.lineStamp >= 0x3fffffff) {
+      this.lineSeen.fill(0);
+      this.lineStamp = 1;
+    }
+    if (!needsViews(line)) this.matchView(line, undefined, line, results, fromJson);
+    else for (const v of lineViews(line)) this.matchView(v.text, v, line, results, fromJson);
+    if (results.length === 0) return results;
+    let base: string | undefined;
+    for (const r of results) {
+      const code = this.entries[r.entry]!.errorCode;
+      if (code) r.codeInLine = hasToken((base ??= needsViews(line) ? lineViews(line)[0]!.text : line), code);
+    }
+    if (results.length > 1) results.sort(this.compare);
+    return results;
+  }
+
+  /** Cheap check: false means matchLine(line) is certainly empty. */
+  mightMatch(line: string): boolean {
+    if (this.unkeyed.length > 0) return true;
+    const texts = needsViews(line) ? lineViews(line).map((v) => v.text) : [line];
+    for (const t of texts) for (const tier of this.tiers) if (tier.any(t, this.keys)) return true;
+    return false;
+  }
+
+  /** Candidate records whose key occurs in text (for tests and diagnostics). */
+  candidates(text: string): number[] {
+    const out: number[] = [];
+    this.collect(text, out);
+    return out;
+  }
+
+  private collect(text: string, out: number[]): void {
+    if (++this.viewStamp >= 0x3fffffff) {
+      this.seen.fill(0);
+      this.viewStamp = 1;
+    }
+    const st = this.viewStamp;
+    for (const tier of this.tiers) tier.scan(text, this.keys, this.seen, st, out);
+    for (const rec of this.unkeyed) out.push(rec);
+  }
+
+  private matchView(text: string, view: LineView | undefined, line: string, results: LineMatch[], fromJson: boolean[]): void {
+    const cands = this.cands;
+    cands.length = 0;
+    this.collect(text, cands);
+    if (cands.length === 0) return;
+    const terms = terminators(text);
+    const json = view !== undefined && view.kind === 'json';
+    for (const rec of cands) {
+      const raw = this.matchers[rec]!.match(text, terms);
+      if (!raw) continue;
+      const start = view ? view.toOriginal(raw.start) : raw.start;
+      if (this.lineSeen[rec] === this.lineStamp) {
+        const at = this.resultAt[rec]!;
+        const prev = results[at]!;
+        if (start > prev.start || (start === prev.start && (!json || fromJson[at]))) continue;
+        results[at] = this.toLineMatch(rec, raw, start, view, line);
+        fromJson[at] = json;
+        continue;
+      }
+      this.lineSeen[rec] = this.lineStamp;
+      this.resultAt[rec] = results.length;
+      results.push(this.toLineMatch(rec, raw, start, view, line));
+      fromJson.push(json);
+    }
+  }
+
+  private toLineMatch(rec: number, raw: RawMatch, start: number, view: LineView | undefined, line: string): LineMatch {
+    const end = view ? view.toOriginal(raw.end, true) : raw.end;
+    const names = this.entries[rec]!.captureNames;
+    const captures: Capture[] = [];
+    for (let g = 0; g * 2 < raw.caps.length; g++) {
+      const s = raw.caps[g * 2]!;
+      const e = raw.caps[g * 2 + 1]!;
+      if (s < 0) continue;
+      const os = view ? view.toOriginal(s) : s;
+      const oe = view ? view.toOriginal(e, true) : e;
+      // the value is the matched (decoded) text; offsets point into the original line
+      captures.push({ name: names[g] ?? String(g + 1), value: view ? view.text.slice(s, e) : line.slice(s, e), start: os, end: oe });
+    }
+    return { entry: rec, start, end, text: line.slice(start, end), captures, literalLength: this.literalLengths[rec]!, codeInLine: false };
+  }
+}

@@ -1,0 +1,198 @@
+// Prefilter of the match engine: every record gets one KEY, a substring of a literal every match
+// of its pattern must contain. Keys are chosen by rarity across the record set and indexed by
+// their q-grams, so one pass over a line with a stride finds every record whose key occurs.
+//
+// Tier (m, q): keys of exactly m chars. Each key is indexed under all of its m-q+1 q-grams (with
+// the q-gram's offset in the key). A line is probed only at positions that are multiples of
+// stride = m-q+1: every occurrence of a key covers exactly one probed position, so the probe finds
+// it, and `line.startsWith(key, probe - offset)` confirms it. The table is CSR: bucket starts +
+// parallel entry arrays; a bitmap in front of it keeps most misses inside a small array.
+
+/** Key lengths of the tiers, longest first; a record goes to the longest tier its longest required
+ * literal allows. q = min(m, Q). */
+export const TIER_LENGTHS = [12, 8, 6, 5, 4, 3, 2, 1];
+export const Q = 4;
+
+/** Hash of q (1..4) chars of s at j. The same function builds the index and probes lines. */
+export function hashAt(s: string, j: number, q: number): number {
+  let h: number;
+  if (q === 4) h = Math.imul(s.charCodeAt(j) | (s.charCodeAt(j + 1) << 16), 0x9e3779b1) ^ Math.imul(s.charCodeAt(j + 2) | (s.charCodeAt(j + 3) << 16), 0x85ebca6b);
+  else {
+    h = 0x811c9dc5;
+    for (let k = 0; k < q; k++) h = Math.imul(h ^ s.charCodeAt(j + k), 0x01000193);
+  }
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x2c1b3c6d);
+  return h ^ (h >>> 12);
+}
+
+function pow2AtLeast(n: number): number {
+  let p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
+export class Tier {
+  readonly stride: number;
+  private bits!: Uint8Array;
+  private bitMask = 0;
+  private starts!: Int32Array;
+  private bucketMask = 0;
+  private recs!: Int32Array;
+  private offs!: Uint8Array;
+  private hashes!: Int32Array;
+  private readonly members: number[] = [];
+
+  constructor(
+    readonly m: number,
+    readonly q: number,
+  ) {
+    this.stride = m - q + 1;
+  }
+
+  get size(): number {
+    return this.members.length;
+  }
+
+  add(rec: number): void {
+    this.members.push(rec);
+  }
+
+  /** Build the table from the members' keys. */
+  build(keys: string[]): void {
+    const per = this.stride;
+    const count = this.members.length * per;
+    const buckets = pow2AtLeast(Math.max(16, count));
+    this.bucketMask = buckets - 1;
+    const bitCount = pow2AtLeast(Math.max(64, count * 16));
+    this.bits = new Uint8Array(bitCount >>> 3);
+    this.bitMask = bitCount - 1;
+    const hashOf = new Int32Array(count);
+    const counts = new Int32Array(buckets + 1);
+    let e = 0;
+    for (const rec of this.members) {
+      const key = keys[rec]!;
+      for (let off = 0; off < per; off++) {
+        const h = hashAt(key, off, this.q);
+        hashOf[e++] = h;
+        counts[(h & this.bucketMask) + 1]!++;
+        const b = h & this.bitMask;
+        this.bits[b >>> 3]! |= 1 << (b & 7);
+      }
+    }
+    for (let b = 0; b < buckets; b++) counts[b + 1]! += counts[b]!;
+    this.starts = counts.slice();
+    const fill = counts; // reuse as insertion cursors
+    this.recs = new Int32Array(count);
+    this.offs = new Uint8Array(count);
+    this.hashes = new Int32Array(count);
+    e = 0;
+    for (const rec of this.members) {
+      for (let off = 0; off < per; off++) {
+        const h = hashOf[e++]!;
+        const slot = fill[h & this.bucketMask]!++;
+        this.recs[slot] = rec;
+        this.offs[slot] = off;
+        this.hashes[slot] = h;
+      }
+    }
+    this.members.length = 0;
+  }
+
+  /** Push every record whose key occurs in s (once per stamp) onto out. */
+  scan(s: string, keys: string[], stamp: Int32Array, st: number, out: number[]): void {
+    const q = this.q;
+    const stride = this.stride;
+    const last = s.length - q;
+    const bits = this.bits;
+    const bitMask = this.bitMask;
+    const bucketMask = this.bucketMask;
+    const starts = this.starts;
+    const hashes = this.hashes;
+    const recs = this.recs;
+    const offs = this.offs;
+    for (let j = 0; j <= last; j += stride) {
+      let h: number;
+      if (q === 4) h = Math.imul(s.charCodeAt(j) | (s.charCodeAt(j + 1) << 16), 0x9e3779b1) ^ Math.imul(s.charCodeAt(j + 2) | (s.charCodeAt(j + 3) << 16), 0x85ebca6b);
+      else {
+        h = 0x811c9dc5;
+        for (let k = 0; k < q; k++) h = Math.imul(h ^ s.charCodeAt(j + k), 0x01000193);
+      }
+      h ^= h >>> 15;
+      h = Math.imul(h, 0x2c1b3c6d);
+      h ^= h >>> 12;
+      const b = h & bitMask;
+      if ((bits[b >>> 3]! & (1 << (b & 7))) === 0) continue;
+      const bucket = h & bucketMask;
+      const end = starts[bucket + 1]!;
+      for (let e = starts[bucket]!; e < end; e++) {
+        if (hashes[e] !== h) continue;
+        const rec = recs[e]!;
+        if (stamp[rec] === st) continue;
+        const at = j - offs[e]!;
+        if (at >= 0 && s.startsWith(keys[rec]!, at)) {
+          stamp[rec] = st;
+          out.push(rec);
+        }
+      }
+    }
+  }
+
+  /** True when some key of this tier occurs in s. */
+  any(s: string, keys: string[]): boolean {
+    const q = this.q;
+    const last = s.length - q;
+    for (let j = 0; j <= last; j += this.stride) {
+      const h = hashAt(s, j, q);
+      const b = h & this.bitMask;
+      if ((this.bits[b >>> 3]! & (1 << (b & 7))) === 0) continue;
+      const bucket = h & this.bucketMask;
+      const end = this.starts[bucket + 1]!;
+      for (let e = this.starts[bucket]!; e < end; e++) {
+        if (this.hashes[e] !== h) continue;
+        const at = j - this.offs[e]!;
+        if (at >= 0 && s.startsWith(keys[this.recs[e]!]!, at)) return true;
+      }
+    }
+    return false;
+  }
+
+  /** Bytes held by the table (for the benchmark). */
+  bytes(): number {
+    return this.bits.byteLength + this.starts.byteLength + this.recs.byteLength + this.offs.byteLength + this.hashes.byteLength;
+  }
+}
+
+/** Counts of q-gram hashes over all candidate literals, to rate keys by rarity. */
+export class GramCounts {
+  private readonly counts: Uint32Array;
+  private readonly mask: number;
+  constructor(bits = 22) {
+    this.counts = new Uint32Array(1 << bits);
+    this.mask = (1 << bits) - 1;
+  }
+  addLiteral(lit: string): void {
+    for (let j = 0; j + Q <= lit.length; j++) this.counts[hashAt(lit, j, Q) & this.mask]!++;
+  }
+  /** Best key window (start, cost) of length m inside lit: the one whose q-grams are rarest. */
+  bestWindow(lit: string, m: number): { start: number; cost: number } {
+    const q = Math.min(m, Q);
+    if (q < Q) return { start: 0, cost: 0 }; // short tiers: only one place fits typically; rarity moot
+    const grams = lit.length - q + 1;
+    const c = new Float64Array(grams);
+    for (let j = 0; j < grams; j++) c[j] = this.counts[hashAt(lit, j, q) & this.mask]!;
+    const per = m - q + 1;
+    let sum = 0;
+    for (let j = 0; j < per; j++) sum += c[j]!;
+    let best = sum;
+    let bestStart = 0;
+    for (let s = 1; s + m <= lit.length; s++) {
+      sum += c[s + per - 1]! - c[s - 1]!;
+      if (sum < best) {
+        best = sum;
+        bestStart = s;
+      }
+    }
+    return { start: bestStart, cost: best };
+  }
+}
