@@ -1,0 +1,40 @@
+// What activate() returns: a small, read-only view of the client's state for the end-to-end
+// tests (and for other extensions that want to know whether the server runs). Nothing in it can
+// change the client's behaviour.
+import type { MatchDto, StatusResult } from '../../server/src/protocol';
+import type { ShownMessage } from './notify';
+
+export interface PickerState {
+  /** Which picker: 'search', 'explain', 'fileErrors', 'snippetKind', 'terminalErrors', 'status'. */
+  kind: string;
+  value: string;
+  busy: boolean;
+  /** Labels of the items currently in the list, in order. */
+  items: string[];
+  /** Bumped whenever the items change. */
+  generation: number;
+}
+
+export interface TerminalScan {
+  /** Source reported to the server, e.g. "terminal:bash". */
+  source: string;
+  commandLine: string;
+  matches: MatchDto[];
+}
+
+export interface ErrorExplainerApi {
+  /** Starts the server when needed and resolves once it answers. */
+  ready(): Promise<void>;
+  serverRunning(): boolean;
+  /** Crash restarts so far, and whether the client gave up. */
+  restarts(): { count: number; gaveUp: boolean };
+  /** Text of the status bar items (records item, terminal item; '' when hidden). */
+  statusText(): { records: string; terminal: string };
+  lastStatus(): StatusResult | undefined;
+  /** The open picker (QuickPick), if any. */
+  picker(): PickerState | undefined;
+  /** Terminal command outputs that contained known errors, oldest first. */
+  terminalScans(): readonly TerminalScan[];
+  /** Messages shown to the user (notifications), oldest first. */
+  messages(): readonly ShownMessage[];
+}

@@ -1,0 +1,81 @@
+// Error Explainer's VS Code client: starts the language server (node IPC, dist/server.js) and adds
+// what only the editor can do. Each feature lives in its own registerX file; this file only wires
+// them. Activation is cheap: the server starts with the first log-like document, command, or
+// terminal output that needs it.
+import * as vscode from 'vscode';
+import type { ErrorExplainerApi } from './api';
+import { registerCommands } from './commands';
+import { Notifier } from './notify';
+import { registerRecordView } from './recordView';
+import { registerSearch } from './search';
+import { ServerHandle } from './server';
+import type { Services } from './services';
+import { registerSnippets } from './snippets';
+import { registerStatusBar } from './statusBar';
+import { registerTerminal } from './terminal';
+import { registerTrust } from './trust';
+
+let services: Services | undefined;
+
+/** Documents whose presence starts the server: logs, output panels, record files. */
+function needsServer(doc: vscode.TextDocument): boolean {
+  if (doc.uri.scheme === 'output') return !decodeURIComponent(doc.uri.path).includes('Error Explainer');
+  if (doc.uri.scheme !== 'file' && doc.uri.scheme !== 'untitled') return false;
+  if (doc.languageId === 'log') return true;
+  const globs = vscode.workspace.getConfiguration('errorExplainer', doc.uri).get<string[]>('logFiles', []);
+  const patterns = [...globs, '**/.error-records/**', '**/*.errors.json'];
+  return patterns.some((pattern) => {
+    try {
+      return vscode.languages.match({ pattern }, doc) > 0;
+    } catch {
+      return false;
+    }
+  });
+}
+
+export function activate(context: vscode.ExtensionContext): ErrorExplainerApi {
+  const output = vscode.window.createOutputChannel('Error Explainer', { log: true });
+  const notifier = new Notifier();
+  const server = new ServerHandle(context, output, notifier);
+  const s: Services = {
+    context,
+    server,
+    output,
+    notifier,
+    state: { picker: undefined, terminalScans: [], statusText: { records: '', terminal: '' } },
+  };
+  services = s;
+  context.subscriptions.push(output, server);
+
+  registerRecordView(context, server);
+  registerCommands(s);
+  registerSearch(s);
+  registerSnippets(s);
+  const setTerminalStatus = registerStatusBar(s);
+  registerTerminal(s, setTerminalStatus);
+  registerTrust(s);
+
+  const startIfNeeded = (doc: vscode.TextDocument): void => {
+    if (!server.isStarted && needsServer(doc)) server.start().catch(() => undefined /* reported by ServerHandle */);
+  };
+  vscode.workspace.textDocuments.forEach(startIfNeeded);
+  context.subscriptions.push(vscode.workspace.onDidOpenTextDocument(startIfNeeded));
+
+  return {
+    ready: async () => {
+      await server.start();
+    },
+    serverRunning: () => server.isStarted,
+    restarts: () => ({ count: server.restarts, gaveUp: server.gaveUp }),
+    statusText: () => ({ ...s.state.statusText }),
+    lastStatus: () => server.lastStatus,
+    picker: () => (s.state.picker ? { ...s.state.picker, items: [...s.state.picker.items] } : undefined),
+    terminalScans: () => s.state.terminalScans.slice(),
+    messages: () => notifier.shown.slice(),
+  };
+}
+
+export async function deactivate(): Promise<void> {
+  await services?.server.stop();
+  services = undefined;
+}

@@ -1,0 +1,203 @@
+// The language server connection: created once, started lazily (first log document, first
+// command, first terminal output), restarted a bounded number of times when it crashes, with the
+// client-side state (trust, terminal matches) re-sent after every (re)start.
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import {
+  CloseAction,
+  ErrorAction,
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+  State,
+  TransportKind,
+} from 'vscode-languageclient/node';
+import { Commands, InitializationOptions, SeenNotification, SeenParams, StatusNotification, StatusResult } from '../../server/src/protocol';
+import { Notifier } from './notify';
+
+export const CLIENT_ID = 'errorExplainer';
+const CLIENT_NAME = 'Error Explainer';
+/** Restarts allowed within RESTART_WINDOW_MS before the client gives up. */
+export const MAX_RESTARTS = 4;
+const RESTART_WINDOW_MS = 3 * 60 * 1000;
+
+/** Commands the server may put into hovers and code actions: the only live `command:` links. */
+const TRUSTED_COMMANDS: string[] = Object.values(Commands);
+
+export class ServerHandle implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private starting: Promise<LanguageClient> | undefined;
+  private readonly crashes: number[] = [];
+  private readonly seen: SeenParams[] = [];
+  private readonly statusEmitter = new vscode.EventEmitter<StatusResult>();
+  private readonly runningEmitter = new vscode.EventEmitter<void>();
+  private readonly disposables: vscode.Disposable[] = [];
+  /** Times the server was (re)started after a crash; exposed to tests. */
+  restarts = 0;
+  /** True once the client gave up restarting. */
+  gaveUp = false;
+  lastStatus: StatusResult | undefined;
+
+  /** Fires with every status the server reports (records loaded, problems). */
+  readonly onStatus = this.statusEmitter.event;
+  /** Fires whenever the server is (again) running. */
+  readonly onRunning = this.runningEmitter.event;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly output: vscode.LogOutputChannel,
+    private readonly notifier: Notifier,
+  ) {}
+
+  get isStarted(): boolean {
+    return this.client !== undefined && this.client.state === State.Running;
+  }
+
+  /** Starts the server on first use; later calls return the same client. */
+  start(): Promise<LanguageClient> {
+    if (!this.starting) {
+      this.starting = this.create().catch((e: unknown) => {
+        this.starting = undefined;
+        const msg = e instanceof Error ? e.message : String(e);
+        this.output.error(`Error Explainer server failed to start: ${msg}`);
+        this.notifier.once('start-failed', 'error', `Error Explainer: the language server could not start (${msg}).`, ['Show Output'])
+          .then((pick) => pick && this.output.show());
+        throw e;
+      });
+    }
+    return this.starting;
+  }
+
+  /** A request to the server, starting it when needed. */
+  async request<P, R>(type: { method: string }, params?: P, token?: vscode.CancellationToken): Promise<R> {
+    const client = await this.start();
+    return params === undefined
+      ? client.sendRequest<R>(type.method, token)
+      : client.sendRequest<R>(type.method, params, token);
+  }
+
+  /** Records matches seen outside documents (terminal) and tells the server; re-sent after restarts. */
+  async reportSeen(params: SeenParams): Promise<void> {
+    this.seen.push(params);
+    if (this.seen.length > 50) this.seen.splice(0, this.seen.length - 50);
+    const client = await this.start();
+    await client.sendNotification(SeenNotification.type, params);
+  }
+
+  async notify<P>(method: string, params: P): Promise<void> {
+    if (!this.client || this.client.state !== State.Running) return; // sent at start via initializationOptions
+    await this.client.sendNotification(method, params);
+  }
+
+  private async create(): Promise<LanguageClient> {
+    const module = this.context.asAbsolutePath(path.join('dist', 'server.js'));
+    const serverOptions: ServerOptions = {
+      run: { module, transport: TransportKind.ipc },
+      debug: { module, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6019'] } },
+    };
+    const clientOptions: LanguageClientOptions = {
+      // Every text document: the server decides what is a log (language `log`, output panels,
+      // errorExplainer.logFiles) and what is source code (snippet code actions).
+      documentSelector: [{ scheme: 'file' }, { scheme: 'untitled' }, { scheme: 'output' }],
+      outputChannel: this.output,
+      traceOutputChannel: this.output,
+      initializationOptions: (): InitializationOptions => ({
+        bundledRecordsPath: this.context.asAbsolutePath('records'),
+        workspaceTrusted: vscode.workspace.isTrusted,
+        storagePath: this.context.globalStorageUri.fsPath,
+      }),
+      synchronize: {
+        configurationSection: 'errorExplainer',
+        fileEvents: [
+          vscode.workspace.createFileSystemWatcher('**/.error-records/**'),
+          vscode.workspace.createFileSystemWatcher('**/*.errors.json'),
+        ],
+      },
+      markdown: { isTrusted: { enabledCommands: TRUSTED_COMMANDS }, supportHtml: false },
+      middleware: {
+        // Never feed our own output channel (which logs the traffic) back to the server.
+        didOpen: (doc, next) => (isOwnOutput(doc) ? Promise.resolve() : next(doc)),
+        didChange: (e, next) => (isOwnOutput(e.document) ? Promise.resolve() : next(e)),
+        didClose: (doc, next) => (isOwnOutput(doc) ? Promise.resolve() : next(doc)),
+      },
+      errorHandler: {
+        error: (_error, _message, count) =>
+          (count ?? 0) <= 3 ? { action: ErrorAction.Continue, handled: true } : { action: ErrorAction.Shutdown, handled: true },
+        closed: () => this.onClosed(),
+      },
+      initializationFailedHandler: (error) => {
+        const msg = error instanceof Error ? error.message : String(error);
+        this.output.error(`Error Explainer server initialization failed: ${msg}`);
+        return false;
+      },
+    };
+    const client = new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
+    this.client = client;
+    // Handlers registered before start survive restarts (the client re-registers them).
+    this.disposables.push(
+      client.onNotification(StatusNotification.type, (s) => {
+        this.lastStatus = s;
+        this.statusEmitter.fire(s);
+      }),
+      client.onDidChangeState((e) => {
+        if (e.newState === State.Running) void this.afterRunning(client);
+      }),
+    );
+    await client.start();
+    return client;
+  }
+
+  private onClosed(): { action: CloseAction; handled: boolean } {
+    const now = Date.now();
+    this.crashes.push(now);
+    while (this.crashes.length && now - (this.crashes[0] ?? now) > RESTART_WINDOW_MS) this.crashes.shift();
+    if (this.crashes.length > MAX_RESTARTS) {
+      this.gaveUp = true;
+      this.output.error(`The server stopped ${this.crashes.length} times in 3 minutes; not restarting.`);
+      void this.notifier
+        .once('gave-up', 'error', 'Error Explainer: the language server keeps stopping and was not restarted. Run "Error Explainer: Reload Records" after fixing the cause, or see the output.', ['Show Output'])
+        .then((pick) => pick && this.output.show());
+      return { action: CloseAction.DoNotRestart, handled: true };
+    }
+    this.restarts++;
+    this.output.warn(`The server stopped unexpectedly; restarting (${this.crashes.length}/${MAX_RESTARTS}).`);
+    // One message per session for restarts; further restarts only go to the log.
+    void this.notifier
+      .once('restarted', 'warning', 'Error Explainer: the language server stopped unexpectedly and was restarted.', ['Show Output'])
+      .then((pick) => pick && this.output.show());
+    return { action: CloseAction.Restart, handled: true };
+  }
+
+  /** Rebuild the state the server cannot know by itself after a (re)start. */
+  private async afterRunning(client: LanguageClient): Promise<void> {
+    try {
+      for (const s of this.seen) await client.sendNotification(SeenNotification.type, s);
+    } catch (e) {
+      this.output.warn(`re-sending terminal matches failed: ${String(e)}`);
+    }
+    this.runningEmitter.fire();
+  }
+
+  /** Restart on user request (e.g. after giving up). */
+  async restart(): Promise<void> {
+    this.crashes.length = 0;
+    this.gaveUp = false;
+    if (this.client) await this.client.restart();
+    else await this.start();
+  }
+
+  async stop(): Promise<void> {
+    if (this.client && this.client.state === State.Running) await this.client.stop(2000);
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+    this.statusEmitter.dispose();
+    this.runningEmitter.dispose();
+    void this.stop();
+  }
+}
+
+function isOwnOutput(doc: vscode.TextDocument): boolean {
+  return doc.uri.scheme === 'output' && decodeURIComponent(doc.uri.path).includes(CLIENT_NAME);
+}

@@ -1,0 +1,160 @@
+// Terminal integration:
+// - a terminal link provider turns the matched span of a terminal line into a link (tooltip: the
+//   record's class and first sentence; activating it opens the record view with the captures);
+// - with shell integration, each command's whole output is read (execution.read() from the start
+//   event), escape sequences stripped, and matched; known errors give the status item
+//   "N known errors", one notification (if enabled) and a SeenNotification to the server.
+import * as vscode from 'vscode';
+import { MatchDto, RecordParams, RecordRequest, RecordResult } from '../../server/src/protocol';
+import { stripTerminalEscapes } from './ansi';
+import { distinctRecords, explainText } from './commands';
+import { pickOne } from './picker';
+import { openRecordView } from './recordView';
+import type { Services } from './services';
+
+/** Output kept per command: the last this many characters (errors are usually at the end). */
+export const MAX_OUTPUT_CHARS = 2 * 1024 * 1024;
+/** Terminal lines longer than this are cut before matching (link provider). */
+const MAX_LINE_CHARS = 8192;
+const NOTIFY_INTERVAL_MS = 10_000;
+const SHOW_TERMINAL_ERRORS = 'errorExplainer.showTerminalErrors';
+
+interface ErrorLink extends vscode.TerminalLink {
+  match: MatchDto;
+}
+
+function settings(): { enabled: boolean; notifications: boolean } {
+  const c = vscode.workspace.getConfiguration('errorExplainer');
+  return { enabled: c.get<boolean>('terminal.enabled', true), notifications: c.get<boolean>('terminal.notifications', true) };
+}
+
+function firstSentence(text: unknown): string {
+  if (typeof text !== 'string') return '';
+  const t = text.replace(/\s+/g, ' ').trim();
+  const m = /^(.{1,300}?[.!?])(\s|$)/.exec(t);
+  return m?.[1] ?? (t.length > 300 ? `${t.slice(0, 299)}…` : t);
+}
+
+/** Reads an execution's output stream into a bounded buffer (keeps the tail). */
+async function collect(stream: AsyncIterable<string>): Promise<string> {
+  let buf = '';
+  for await (const chunk of stream) {
+    buf += chunk;
+    if (buf.length > MAX_OUTPUT_CHARS * 1.5) buf = buf.slice(buf.length - MAX_OUTPUT_CHARS);
+  }
+  return buf.length > MAX_OUTPUT_CHARS ? buf.slice(buf.length - MAX_OUTPUT_CHARS) : buf;
+}
+
+export function registerTerminal(s: Services, setTerminalStatus: (count: number, tooltip: string) => void): void {
+  const tooltips = new Map<string, Promise<string>>();
+  const tooltipFor = (m: MatchDto): Promise<string> => {
+    let t = tooltips.get(m.record.id);
+    if (!t) {
+      t = s.server
+        .request<RecordParams, RecordResult | null>(RecordRequest.type, { id: m.record.id })
+        .then((r) => {
+          const rec = (r?.record ?? {}) as { documentation?: unknown };
+          const first = firstSentence(rec.documentation);
+          return [m.record.errorClass, first].filter(Boolean).join(': ') || m.record.errorMessage;
+        })
+        .catch(() => m.record.errorMessage);
+      if (tooltips.size > 500) tooltips.clear();
+      tooltips.set(m.record.id, t);
+    }
+    return t;
+  };
+
+  const linkProvider: vscode.TerminalLinkProvider<ErrorLink> = {
+    async provideTerminalLinks(context, token) {
+      if (!settings().enabled || !context.line.trim()) return [];
+      const line = context.line.length > MAX_LINE_CHARS ? context.line.slice(0, MAX_LINE_CHARS) : context.line;
+      let matches: MatchDto[];
+      try {
+        matches = await explainText(s, line, token);
+      } catch {
+        return [];
+      }
+      const links: ErrorLink[] = [];
+      for (const m of matches) {
+        if (m.line !== 0 || m.end <= m.start) continue;
+        links.push({ startIndex: m.start, length: m.end - m.start, tooltip: await tooltipFor(m), match: m });
+      }
+      return links;
+    },
+    handleTerminalLink(link) {
+      void openRecordView({ id: link.match.record.id, captures: link.match.captures, matchedText: link.match.text }, s.output);
+    },
+  };
+
+  const pending = new Map<vscode.TerminalShellExecution, Promise<string>>();
+  let lastNotified = 0;
+
+  const onEnd = async (e: vscode.TerminalShellExecutionEndEvent): Promise<void> => {
+    const reading = pending.get(e.execution);
+    pending.delete(e.execution);
+    if (!reading) return;
+    // The stream ends with the command; do not wait forever for one that does not.
+    const raw = await Promise.race([reading, new Promise<string>((r) => setTimeout(() => r(''), 5000))]);
+    const text = stripTerminalEscapes(raw);
+    if (!text.trim()) return;
+    const matches = await explainText(s, text);
+    if (!matches.length) return;
+    const source = `terminal:${e.terminal.name}`;
+    const commandLine = e.execution.commandLine.value;
+    s.state.terminalScans.push({ source, commandLine, matches });
+    if (s.state.terminalScans.length > 20) s.state.terminalScans.shift();
+    const first = matches[0] as MatchDto;
+    const n = matches.length;
+    setTerminalStatus(n, `${n} known error${n === 1 ? '' : 's'} in the output of \`${commandLine}\`; first: ${first.record.errorMessage}`);
+    const seen = distinctRecords(matches).map((m) => ({ id: m.record.id, captures: m.captures }));
+    await s.server.reportSeen({ source, matches: seen });
+    if (settings().notifications && Date.now() - lastNotified > NOTIFY_INTERVAL_MS) {
+      lastNotified = Date.now();
+      const more = n > 1 ? ` (+${n - 1} more)` : '';
+      const pick = await s.notifier.show(
+        'terminal-errors',
+        'info',
+        `Known error in the terminal: ${first.record.errorClass ? `${first.record.errorClass}: ` : ''}${first.text}${more}`,
+        ['Explain', 'Show All'],
+      );
+      if (pick === 'Explain') await openRecordView({ id: first.record.id, captures: first.captures, matchedText: first.text }, s.output);
+      else if (pick === 'Show All') await vscode.commands.executeCommand(SHOW_TERMINAL_ERRORS);
+    }
+  };
+
+  s.context.subscriptions.push(
+    vscode.window.registerTerminalLinkProvider(linkProvider),
+    vscode.window.onDidStartTerminalShellExecution((e) => {
+      if (!settings().enabled) return;
+      const reading = collect(e.execution.read()).catch((err: unknown) => {
+        s.output.warn(`reading terminal output failed: ${String(err)}`);
+        return '';
+      });
+      pending.set(e.execution, reading);
+    }),
+    vscode.window.onDidEndTerminalShellExecution((e) => {
+      onEnd(e).catch((err: unknown) => s.output.warn(`scanning terminal output failed: ${String(err)}`));
+    }),
+    vscode.commands.registerCommand(SHOW_TERMINAL_ERRORS, async () => {
+      const items = s.state.terminalScans
+        .slice()
+        .reverse()
+        .flatMap((scan) =>
+          distinctRecords(scan.matches).map((m) => ({
+            label: m.record.errorMessage,
+            description: scan.commandLine,
+            detail: m.text,
+            match: m,
+          })),
+        );
+      if (!items.length) {
+        void s.notifier.show('terminal-none', 'info', 'Error Explainer: no known errors seen in terminals yet.');
+        return undefined;
+      }
+      const pick = await pickOne(s, 'terminalErrors', items, { title: 'Known errors seen in terminals', matchOnDetail: true });
+      if (!pick) return undefined;
+      await openRecordView({ id: pick.match.record.id, captures: pick.match.captures, matchedText: pick.match.text }, s.output);
+      return pick.match.record.id;
+    }),
+  );
+}

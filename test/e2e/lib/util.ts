@@ -1,0 +1,82 @@
+// Helpers for the end-to-end suites: the extension's API, polling, positions from text, hovers.
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { ErrorExplainerApi } from '../../../client/src/api';
+
+export const EXTENSION_ID = 'error-explainer.error-explainer';
+
+export async function api(): Promise<ErrorExplainerApi> {
+  const ext = vscode.extensions.getExtension<ErrorExplainerApi>(EXTENSION_ID);
+  assert.ok(ext, `extension ${EXTENSION_ID} is not installed`);
+  const exports = await ext.activate();
+  assert.ok(exports && typeof exports.ready === 'function', 'activate() returned no API');
+  return exports;
+}
+
+/** Polls `fn` until it returns a truthy value (or stops throwing); fails with `what` after the timeout. */
+export async function poll<T>(what: string, fn: () => T | Promise<T>, timeoutMs = 30000, intervalMs = 100): Promise<NonNullable<T>> {
+  const end = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v as NonNullable<T>;
+      last = v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > end) {
+      const detail = last instanceof Error ? last.message : JSON.stringify(last);
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (last: ${detail})`);
+    }
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+export function workspaceRoot(): vscode.Uri {
+  const f = vscode.workspace.workspaceFolders?.[0];
+  assert.ok(f, 'no workspace folder open');
+  return f.uri;
+}
+
+export function fixtureUri(rel: string): vscode.Uri {
+  return vscode.Uri.joinPath(workspaceRoot(), rel);
+}
+
+export async function openFixture(rel: string): Promise<vscode.TextEditor> {
+  const doc = await vscode.workspace.openTextDocument(fixtureUri(rel));
+  return vscode.window.showTextDocument(doc, { preview: false });
+}
+
+/** Position of `needle` in the document (plus `delta` characters); fails when absent. */
+export function posOf(doc: vscode.TextDocument, needle: string, delta = 0): vscode.Position {
+  const i = doc.getText().indexOf(needle);
+  assert.ok(i >= 0, `"${needle}" not found in ${doc.uri.fsPath}`);
+  return doc.positionAt(i + delta);
+}
+
+export function rangeOf(doc: vscode.TextDocument, needle: string): vscode.Range {
+  return new vscode.Range(posOf(doc, needle), posOf(doc, needle, needle.length));
+}
+
+/** The hover text VS Code's hover providers give at a position (all contents joined). */
+export async function hoverText(uri: vscode.Uri, pos: vscode.Position): Promise<string> {
+  const hovers = (await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', uri, pos)) ?? [];
+  return hovers
+    .flatMap((h) => h.contents)
+    .map((c) => (typeof c === 'string' ? c : 'value' in c ? c.value : ''))
+    .join('\n---\n');
+}
+
+export function tuple(r: vscode.Range): [number, number, number, number] {
+  return [r.start.line, r.start.character, r.end.line, r.end.character];
+}
+
+export async function closeAllEditors(): Promise<void> {
+  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+}
+
+/** Documents of the record view currently open. */
+export function recordDocs(): vscode.TextDocument[] {
+  return vscode.workspace.textDocuments.filter((d) => d.uri.scheme === 'error-explainer-record');
+}
