@@ -1,0 +1,43 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+let counter = 0;
+/** A name for a temporary sibling of `p` that no other writer uses. */
+export function tempName(p: string): string {
+  return `${p}.tmp-${process.pid}-${Date.now().toString(36)}-${(counter++).toString(36)}`;
+}
+
+/** Write a file atomically: temp file in the same folder, fsync, rename. Never leaves a half-written `p`. */
+export function writeFileAtomic(p: string, data: string | Buffer): void {
+  fs.mkdirSync(path.dirname(p), { recursive: true });
+  const tmp = tempName(p);
+  try {
+    const fd = fs.openSync(tmp, 'w');
+    try {
+      fs.writeSync(fd, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(tmp, p);
+  } catch (e) {
+    rmQuiet(tmp);
+    throw e;
+  }
+}
+
+export function rmQuiet(p: string): void {
+  try {
+    fs.rmSync(p, { recursive: true, force: true });
+  } catch {
+    // best effort
+  }
+}
+
+export function readJsonFile<T>(p: string): T | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(p, 'utf8')) as T;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,156 @@
+// The published ErrLookup dataset (standardbeagle/err-lookup, packages/pipeline/src/exporter):
+//   <base>/data/manifest.json        Manifest
+//   <base>/data/index.json.gz        IndexFile, gzip (encoding: "gzip"); older datasets: /data/index.json
+//   <base>/data/repos.json           RepoEntry[]
+//   <base>/data/repos/<owner>/<name>.json   ErrorRecord[] of one repository
+// Parsing here is defensive: every value comes from the network.
+
+export interface ManifestFile {
+  /** Absolute path below the base URL, e.g. `/data/index.json.gz`. */
+  path: string;
+  /** Size of the file as served (the gzip bytes when encoding is gzip). */
+  bytes: number;
+  /** sha256 (hex) of the file as served. */
+  sha256: string;
+  encoding?: string;
+  /** Size and sha256 of the decoded content (exporter adds them for the gzip index). */
+  rawBytes?: number;
+  rawSha256?: string;
+}
+
+export interface Manifest {
+  schemaVersion: number;
+  datasetVersion: string;
+  counts: { repos: number; errors: number };
+  files: { index: ManifestFile; repos: ManifestFile } & Record<string, ManifestFile>;
+}
+
+/** One compact row of the index (`cls` is the error class; `class` is accepted too). */
+export interface IndexRow {
+  id: string;
+  repo: string;
+  slug: string;
+  code: string | null;
+  msg: string;
+  pattern: string;
+  type: string;
+  cls: string | null;
+  tags: string[];
+  sev: string;
+}
+
+export interface RepoEntry {
+  repo: string;
+  description: string | null;
+  language: string | null;
+  stars: number | null;
+  sourceFiles: number | null;
+  defaultBranch: string | null;
+  analyzedSha: string | null;
+  analyzedAt: string | null;
+  errorCount: number;
+}
+
+const SHA256_RE = /^[0-9a-f]{64}$/;
+export const REPO_RE = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
+
+function isObj(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+function strOrNull(v: unknown): string | null {
+  return typeof v === 'string' ? v : null;
+}
+function numOrNull(v: unknown): number | null {
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+}
+
+function parseManifestFile(v: unknown, name: string): ManifestFile {
+  if (!isObj(v)) throw new Error(`manifest: files.${name} is missing`);
+  const { path, bytes, sha256 } = v;
+  if (typeof path !== 'string' || !path.startsWith('/') || path.includes('..')) {
+    throw new Error(`manifest: files.${name}.path must be an absolute path below the base URL`);
+  }
+  if (typeof bytes !== 'number' || !Number.isInteger(bytes) || bytes < 0) {
+    throw new Error(`manifest: files.${name}.bytes must be a byte count`);
+  }
+  if (typeof sha256 !== 'string' || !SHA256_RE.test(sha256.toLowerCase())) {
+    throw new Error(`manifest: files.${name}.sha256 must be 64 hex digits`);
+  }
+  const f: ManifestFile = { path, bytes, sha256: sha256.toLowerCase() };
+  if (typeof v.encoding === 'string') f.encoding = v.encoding;
+  if (typeof v.rawBytes === 'number') f.rawBytes = v.rawBytes;
+  if (typeof v.rawSha256 === 'string' && SHA256_RE.test(v.rawSha256.toLowerCase())) f.rawSha256 = v.rawSha256.toLowerCase();
+  return f;
+}
+
+/** Parse and check a manifest; throws an Error with a readable message. */
+export function parseManifest(text: string): Manifest {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`manifest is not JSON (${(e as Error).message})`);
+  }
+  if (!isObj(v)) throw new Error('manifest is not a JSON object');
+  if (typeof v.datasetVersion !== 'string' || v.datasetVersion === '') throw new Error('manifest: datasetVersion is missing');
+  if (!isObj(v.files)) throw new Error('manifest: files is missing');
+  const counts = isObj(v.counts) ? v.counts : {};
+  const files: Record<string, ManifestFile> = {};
+  for (const [k, f] of Object.entries(v.files)) {
+    if (k === 'index' || k === 'repos') continue;
+    try {
+      files[k] = parseManifestFile(f, k);
+    } catch {
+      // other files (tags, search shards) are not used; ignore malformed ones
+    }
+  }
+  return {
+    schemaVersion: typeof v.schemaVersion === 'number' ? v.schemaVersion : 0,
+    datasetVersion: v.datasetVersion,
+    counts: { repos: numOrNull(counts.repos) ?? 0, errors: numOrNull(counts.errors) ?? 0 },
+    files: { ...files, index: parseManifestFile(v.files.index, 'index'), repos: parseManifestFile(v.files.repos, 'repos') },
+  };
+}
+
+/** One index row from parsed JSON, or undefined when it lacks what matching needs. */
+export function toIndexRow(v: unknown): IndexRow | undefined {
+  if (!isObj(v)) return undefined;
+  const { id, repo, slug, msg, pattern } = v;
+  if (typeof id !== 'string' || id === '' || typeof repo !== 'string' || !REPO_RE.test(repo)) return undefined;
+  if (typeof msg !== 'string' || typeof pattern !== 'string' || pattern === '') return undefined;
+  const tags = Array.isArray(v.tags) ? v.tags.filter((t): t is string => typeof t === 'string') : [];
+  return {
+    id,
+    repo,
+    slug: typeof slug === 'string' && slug !== '' ? slug : id,
+    code: strOrNull(v.code),
+    msg,
+    pattern,
+    type: typeof v.type === 'string' ? v.type : 'exception',
+    cls: strOrNull(v.cls) ?? strOrNull(v.class),
+    tags,
+    sev: typeof v.sev === 'string' ? v.sev : 'error',
+  };
+}
+
+/** repos.json; entries without a valid `repo` are dropped. */
+export function parseRepos(text: string): RepoEntry[] {
+  const v: unknown = JSON.parse(text);
+  if (!Array.isArray(v)) throw new Error('repos.json is not a JSON array');
+  const out: RepoEntry[] = [];
+  for (const r of v) {
+    if (!isObj(r) || typeof r.repo !== 'string' || !REPO_RE.test(r.repo)) continue;
+    out.push({
+      repo: r.repo,
+      description: strOrNull(r.description),
+      language: strOrNull(r.language),
+      stars: numOrNull(r.stars),
+      sourceFiles: numOrNull(r.sourceFiles),
+      defaultBranch: strOrNull(r.defaultBranch),
+      analyzedSha: strOrNull(r.analyzedSha),
+      analyzedAt: strOrNull(r.analyzedAt),
+      errorCount: numOrNull(r.errorCount) ?? 0,
+    });
+  }
+  return out;
+}

@@ -1,0 +1,109 @@
+// A loopback HTTP server (127.0.0.1, port 0) serving the fixture dataset of
+// test/fixtures/dataset in ErrLookup's layout. `/<alias>/data/...` maps to a fixture folder
+// (aliases are switchable, so one base URL can move to a new datasetVersion); per-path overrides
+// simulate failures (status, body, HTML, cut connections). It counts requests per path.
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as path from 'node:path';
+
+export const FIXTURE_DATASET = path.join(__dirname, '..', 'fixtures', 'dataset');
+
+export interface Override {
+  status?: number;
+  body?: Buffer | string;
+  contentType?: string;
+  /** Send this many bytes of the body (Content-Length announces the whole), then cut the connection. */
+  cutAfter?: number;
+}
+
+export class FixtureServer {
+  readonly requests: string[] = [];
+  readonly overrides = new Map<string, Override>();
+  private readonly aliases = new Map<string, string>();
+  private constructor(
+    private readonly server: http.Server,
+    readonly origin: string,
+  ) {}
+
+  static async start(): Promise<FixtureServer> {
+    let self: FixtureServer | undefined;
+    const server = http.createServer((req, res) => self!.handle(req, res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    self = new FixtureServer(server, `http://127.0.0.1:${port}`);
+    return self;
+  }
+
+  /** Base URL for `alias`, serving fixture folder `variant` (current, next, legacy). */
+  base(alias: string, variant?: string): string {
+    if (variant) this.aliases.set(alias, variant);
+    return `${this.origin}/${alias}`;
+  }
+  setVariant(alias: string, variant: string): void {
+    this.aliases.set(alias, variant);
+  }
+  /** Bytes of a fixture file, e.g. file('next', '/data/index.json.gz'). */
+  file(variant: string, p: string): Buffer {
+    return fs.readFileSync(path.join(FIXTURE_DATASET, variant, p));
+  }
+  count(urlPath: string): number {
+    return this.requests.filter((r) => r === urlPath).length;
+  }
+
+  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const urlPath = decodeURIComponent(new URL(req.url ?? '/', this.origin).pathname);
+    this.requests.push(urlPath);
+    const o = this.overrides.get(urlPath);
+    if (o) {
+      const body = typeof o.body === 'string' ? Buffer.from(o.body) : (o.body ?? Buffer.alloc(0));
+      res.writeHead(o.status ?? 200, { 'content-type': o.contentType ?? 'application/octet-stream', 'content-length': body.length });
+      if (o.cutAfter !== undefined) {
+        res.write(body.subarray(0, o.cutAfter), () => res.destroy());
+        return;
+      }
+      res.end(body);
+      return;
+    }
+    const m = /^\/([^/]+)(\/data\/.*)$/.exec(urlPath);
+    const variant = m ? this.aliases.get(m[1]!) ?? m[1]! : undefined;
+    const file = m && variant && !m[2]!.includes('..') ? path.join(FIXTURE_DATASET, variant, m[2]!) : undefined;
+    if (!file || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('not found');
+      return;
+    }
+    const body = fs.readFileSync(file);
+    const type = file.endsWith('.gz') ? 'application/gzip' : 'application/json';
+    res.writeHead(200, { 'content-type': type, 'content-length': body.length });
+    res.end(body);
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      this.server.closeAllConnections();
+      this.server.close(() => resolve());
+    });
+  }
+}
+
+/** Every file below `dir` (relative paths, sorted). */
+export function listFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string, rel: string): void => {
+    let names: string[] = [];
+    try {
+      names = fs.readdirSync(d);
+    } catch {
+      return;
+    }
+    for (const n of names) {
+      const p = path.join(d, n);
+      const r = rel ? `${rel}/${n}` : n;
+      if (fs.statSync(p).isDirectory()) walk(p, r);
+      else out.push(r);
+    }
+  };
+  walk(dir, '');
+  return out.sort();
+}
