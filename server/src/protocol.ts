@@ -203,6 +203,17 @@ export namespace StatusNotification {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Optional extension of standard requests
+
+/**
+ * Extra field a client MAY add to textDocument/codeAction params: the editor's indentation
+ * settings for the document (LSP has none there). Without it the server detects them from the text.
+ */
+export interface CodeActionFormattingOptions {
+  formattingOptions?: { insertSpaces: boolean; tabSize: number };
+}
+
+// ---------------------------------------------------------------------------------------------
 // Client commands the server puts into hovers and code actions (the client registers them).
 
 export const Commands = {

@@ -1,0 +1,29 @@
+// What every feature module gets: the shared state of one server instance. Feature modules take
+// a ServerContext and plain LSP params and return plain results; only server.ts touches the
+// connection.
+import type { Catalog } from '../core/catalog';
+import type { ErrorExplainerSettings } from '../protocol';
+import type { DocumentStore, TrackedDocument } from './documents';
+import type { RaiseSiteResolver } from './raiseSite';
+import type { RecordIndex } from './recordIndex';
+import type { Logger } from './runSafe';
+import type { SeenRecords } from './seen';
+
+export interface ServerContext {
+  readonly log: Logger;
+  readonly documents: DocumentStore;
+  readonly seen: SeenRecords;
+  readonly raiseSites: RaiseSiteResolver;
+  /** The current catalog (replaced on reload). */
+  catalog(): Catalog;
+  /** Records by errorClass and by the file they are raised in (for the current catalog). */
+  index(): RecordIndex;
+  /** Bumped on every record reload and configuration change (part of diagnostic result ids). */
+  epoch(): number;
+  /** Workspace folder paths (file system), in client order. */
+  folders(): readonly string[];
+  /** Settings for a resource (pulled from the client, cached per scope). */
+  settingsFor(uri: string | undefined): Promise<ErrorExplainerSettings>;
+  /** Log-like documents get hovers, links and diagnostics on matches. */
+  isLogDocument(doc: TrackedDocument): Promise<boolean>;
+}

@@ -1,0 +1,70 @@
+// errorExplainer/* requests (protocol.ts): search, record, explainText, snippet. (status and
+// reload live in server.ts, which owns the record sources.)
+import { renderRecord } from '../core/render';
+import type {
+  ExplainTextParams,
+  MatchDto,
+  RecordParams,
+  RecordResult,
+  SearchHitDto,
+  SearchParams,
+} from '../protocol';
+import type { ServerContext } from './context';
+import { matchDto, summary } from './dto';
+import { raiseSiteOption } from './hover';
+import { splitLines } from './documents';
+import { matchText } from './matching';
+import { Cancelled } from './runSafe';
+import type { CancellationToken } from 'vscode-languageserver';
+
+export const MAX_SEARCH_LIMIT = 200;
+export const MAX_EXPLAIN_MATCHES = 10_000;
+
+export function search(ctx: ServerContext, params: SearchParams): SearchHitDto[] {
+  const query = typeof params?.query === 'string' ? params.query : '';
+  if (!query.trim()) return [];
+  const limit = Math.max(1, Math.min(MAX_SEARCH_LIMIT, Math.floor(Number(params.limit) || 20)));
+  return ctx
+    .catalog()
+    .search(query, limit)
+    .map((h) => ({ ...summary(h.record), score: h.score, kind: h.kind }));
+}
+
+export function record(ctx: ServerContext, params: RecordParams): RecordResult | null {
+  if (!params || typeof params.id !== 'string') return null;
+  const r = ctx.catalog().get(params.id);
+  if (!r) return null;
+  const site = ctx.raiseSites.resolve(r);
+  const raiseSite = raiseSiteOption(ctx, site);
+  const captures = Array.isArray(params.captures)
+    ? params.captures.filter((c) => c && typeof c.name === 'string' && typeof c.value === 'string')
+    : [];
+  const markdown = renderRecord(r, {
+    ...(params.matchedText !== undefined || captures.length
+      ? { match: { text: String(params.matchedText ?? ''), captures } }
+      : {}),
+    ...(raiseSite ? { raiseSite } : {}),
+  });
+  return {
+    record: r,
+    markdown,
+    ...(site ? { raiseSite: site.kind === 'local' ? { uri: site.uri, line: site.line } : { url: site.url } } : {}),
+  };
+}
+
+export async function explainText(ctx: ServerContext, params: ExplainTextParams, token?: CancellationToken): Promise<MatchDto[]> {
+  const text = typeof params?.text === 'string' ? params.text : '';
+  const out: MatchDto[] = [];
+  const lines = splitLines(text);
+  for (let i = 0; i < lines.length && out.length < MAX_EXPLAIN_MATCHES; i++) {
+    if ((i & 1023) === 1023) {
+      await new Promise((r) => setImmediate(r));
+      if (token?.isCancellationRequested) throw new Cancelled();
+    }
+    for (const m of matchText(ctx, lines[i]!)) {
+      out.push(matchDto(m, i));
+      ctx.seen.note(m.record.id);
+    }
+  }
+  return out;
+}

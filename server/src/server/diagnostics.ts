@@ -1,0 +1,209 @@
+// Diagnostics of log-like documents: one per record match, on the matched span. Served as pull
+// diagnostics (textDocument/diagnostic, with result ids so an edit that changes no match answers
+// "unchanged") or, for clients without pull support, pushed after a short debounce.
+// Also: record-file problems as diagnostics on the record files themselves.
+import {
+  CancellationToken,
+  Diagnostic,
+  DiagnosticSeverity,
+  DocumentDiagnosticReport,
+  DocumentDiagnosticReportKind,
+} from 'vscode-languageserver';
+import type { RecordMatch } from '../core/catalog';
+import { ErrorRecord, RecordProblem, Severity, severityRank } from '../core/record';
+import { firstSentence, safeGithubUrl } from '../core/render';
+import type { ServerContext } from './context';
+import type { TrackedDocument } from './documents';
+import { scanDocument } from './matching';
+import { pathToUri } from './uri';
+import { Cancelled, errorText } from './runSafe';
+
+export const SOURCE = 'Error Explainer';
+
+interface Report {
+  resultId: string;
+  items: Diagnostic[];
+}
+const reports = new WeakMap<TrackedDocument, Report>();
+
+export function severityOf(s: Severity): DiagnosticSeverity {
+  switch (s) {
+    case 'critical':
+    case 'error':
+      return DiagnosticSeverity.Error;
+    case 'warning':
+      return DiagnosticSeverity.Warning;
+    default:
+      return DiagnosticSeverity.Information;
+  }
+}
+
+export function diagnosticMessage(r: ErrorRecord): string {
+  const head = r.errorClass || r.errorCode || r.errorType;
+  const doc = firstSentence(r.documentation) || r.errorMessage;
+  return `${head}: ${doc}`;
+}
+
+export function toDiagnostic(ctx: ServerContext, m: RecordMatch, line: number): Diagnostic {
+  const r = m.record;
+  const d: Diagnostic = {
+    range: { start: { line, character: m.match.start }, end: { line, character: m.match.end } },
+    severity: severityOf(r.severity),
+    source: SOURCE,
+    code: r.errorCode || r.slug,
+    message: diagnosticMessage(r),
+    data: { id: r.id },
+  };
+  if (safeGithubUrl(r.githubUrl)) d.codeDescription = { href: r.githubUrl! };
+  const site = ctx.raiseSites.resolve(r);
+  if (site?.kind === 'local') {
+    d.relatedInformation = [
+      {
+        location: { uri: site.uri, range: { start: { line: site.line, character: 0 }, end: { line: site.line, character: 0 } } },
+        message: `${r.errorClass || r.errorType} is raised here`,
+      },
+    ];
+  }
+  return d;
+}
+
+/** Diagnostics of a document with a result id; scans lines that have no cached matches yet. */
+export async function documentDiagnostics(ctx: ServerContext, doc: TrackedDocument, token?: CancellationToken): Promise<Report> {
+  const settings = await ctx.settingsFor(doc.uri);
+  if (!settings.diagnostics.enabled || !(await ctx.isLogDocument(doc))) {
+    return { resultId: `${ctx.epoch()}:off`, items: [] };
+  }
+  await scanDocument(ctx, doc, token);
+  const resultId = `${ctx.epoch()}:${doc.generation}`;
+  const prev = reports.get(doc);
+  if (prev && prev.resultId === resultId) return prev;
+
+  const minRank = severityRank(settings.diagnostics.minSeverity);
+  const max = settings.diagnostics.maxPerFile;
+  const items: Diagnostic[] = [];
+  let omitted = 0;
+  let firstOmitted: Diagnostic['range'] | undefined;
+  const matches = doc.matches;
+  for (let i = 0; i < matches.length; i++) {
+    const ms = matches[i];
+    if (!ms || ms.length === 0) continue;
+    for (const m of ms) {
+      if (severityRank(m.record.severity) > minRank) continue;
+      if (items.length < max) {
+        try {
+          items.push(toDiagnostic(ctx, m, i));
+        } catch (e) {
+          ctx.log.error(`diagnostic for record ${m.record.id} failed: ${errorText(e)}`);
+        }
+      } else {
+        omitted++;
+        firstOmitted ??= { start: { line: i, character: m.match.start }, end: { line: i, character: m.match.end } };
+      }
+    }
+  }
+  if (omitted > 0 && firstOmitted) {
+    items.push({
+      range: firstOmitted,
+      severity: DiagnosticSeverity.Information,
+      source: SOURCE,
+      code: 'max-per-file',
+      message: `${omitted} more error ${omitted === 1 ? 'match' : 'matches'} in this file not shown (errorExplainer.diagnostics.maxPerFile = ${max})`,
+    });
+  }
+  const report = { resultId, items };
+  reports.set(doc, report);
+  return report;
+}
+
+/** textDocument/diagnostic */
+export async function pullDiagnostics(
+  ctx: ServerContext,
+  uri: string,
+  previousResultId: string | undefined,
+  token?: CancellationToken,
+): Promise<DocumentDiagnosticReport> {
+  const doc = ctx.documents.get(uri);
+  if (!doc) return { kind: DocumentDiagnosticReportKind.Full, items: [] };
+  const report = await documentDiagnostics(ctx, doc, token);
+  if (previousResultId !== undefined && previousResultId === report.resultId) {
+    return { kind: DocumentDiagnosticReportKind.Unchanged, resultId: report.resultId };
+  }
+  return { kind: DocumentDiagnosticReportKind.Full, resultId: report.resultId, items: report.items };
+}
+
+/** Push fallback: debounced per document; publishes only when the result id changed. */
+export class DiagnosticsPusher {
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly published = new Map<string, string>();
+
+  constructor(
+    private readonly ctx: ServerContext,
+    private readonly publish: (uri: string, diagnostics: Diagnostic[], version: number | undefined) => void,
+    private readonly delayMs = 100,
+  ) {}
+
+  schedule(uri: string): void {
+    const t = this.timers.get(uri);
+    if (t) clearTimeout(t);
+    this.timers.set(
+      uri,
+      setTimeout(() => {
+        this.timers.delete(uri);
+        void this.run(uri);
+      }, this.delayMs),
+    );
+  }
+
+  scheduleAll(): void {
+    for (const d of this.ctx.documents.all()) this.schedule(d.uri);
+  }
+
+  closed(uri: string): void {
+    const t = this.timers.get(uri);
+    if (t) clearTimeout(t);
+    this.timers.delete(uri);
+    if (this.published.delete(uri)) this.publish(uri, [], undefined);
+  }
+
+  private async run(uri: string): Promise<void> {
+    const doc = this.ctx.documents.get(uri);
+    if (!doc) return;
+    try {
+      const version = doc.version;
+      const report = await documentDiagnostics(this.ctx, doc);
+      if (this.ctx.documents.get(uri) !== doc) return;
+      if (doc.version !== version) return this.schedule(uri);
+      if (this.published.get(uri) === report.resultId) return;
+      if (report.items.length === 0 && !this.published.has(uri)) {
+        this.published.set(uri, report.resultId);
+        return;
+      }
+      this.published.set(uri, report.resultId);
+      this.publish(uri, report.items, doc.version);
+    } catch (e) {
+      if (!(e instanceof Cancelled)) this.ctx.log.error(`publishing diagnostics for ${uri} failed: ${errorText(e)}`);
+    }
+  }
+}
+
+/** Record-file problems grouped by file URI (RecordProblem is 1-based, LSP is 0-based). */
+export function problemDiagnostics(problems: readonly RecordProblem[]): Map<string, Diagnostic[]> {
+  const byUri = new Map<string, Diagnostic[]>();
+  for (const p of problems) {
+    const uri = /^[a-z][a-z0-9+.-]*:/i.test(p.file) && !/^[a-z]:[\\/]/i.test(p.file) ? p.file : pathToUri(p.file);
+    let list = byUri.get(uri);
+    if (!list) byUri.set(uri, (list = []));
+    const line = Math.max(0, p.line - 1);
+    const character = Math.max(0, p.column - 1);
+    const endLine = Math.max(line, p.endLine - 1);
+    const endCharacter = endLine === line ? Math.max(character, p.endColumn - 1) : Math.max(0, p.endColumn - 1);
+    list.push({
+      range: { start: { line, character }, end: { line: endLine, character: endCharacter } },
+      severity: p.severity === 'error' ? DiagnosticSeverity.Error : p.severity === 'warning' ? DiagnosticSeverity.Warning : DiagnosticSeverity.Information,
+      source: SOURCE,
+      code: p.path,
+      message: p.message,
+    });
+  }
+  return byUri;
+}

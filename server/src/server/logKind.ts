@@ -1,0 +1,36 @@
+// Which documents are log-like: language `log`, `output:` panels (other extensions' output
+// channels), and files matching the errorExplainer.logFiles globs. Everything else is source.
+import * as path from 'node:path';
+import picomatch from 'picomatch';
+import { isInside, schemeOf, uriToPath } from './uri';
+
+const matchers = new Map<string, (p: string) => boolean>();
+
+function matcherFor(globs: readonly string[]): (p: string) => boolean {
+  const key = JSON.stringify(globs);
+  let m = matchers.get(key);
+  if (!m) {
+    try {
+      m = globs.length ? picomatch([...globs], { dot: true, nocase: process.platform === 'win32' }) : () => false;
+    } catch {
+      m = () => false;
+    }
+    if (matchers.size > 50) matchers.clear();
+    matchers.set(key, m);
+  }
+  return m;
+}
+
+export function isLogLike(uri: string, languageId: string, logFiles: readonly string[], folders: readonly string[]): boolean {
+  if (languageId === 'log') return true;
+  const scheme = schemeOf(uri);
+  if (scheme === 'output') return true;
+  const file = uriToPath(uri);
+  const name = file ?? decodeURIComponent(uri.slice(scheme.length + 1));
+  const m = matcherFor(logFiles);
+  const candidates = [name.split(path.sep).join('/')];
+  for (const f of folders) {
+    if (file && isInside(file, f)) candidates.push(path.relative(f, file).split(path.sep).join('/'));
+  }
+  return candidates.some((c) => m(c));
+}

@@ -1,0 +1,127 @@
+// Record sources and (re)loading: bundled records, errorExplainer.records.paths (files or
+// folders, relative paths resolved against each workspace folder) and each workspace folder's
+// `.error-records/`. The last two load only in a trusted workspace. Later sources override
+// earlier ones on duplicate ids (bundled < user < workspace). A failed load never throws: it
+// yields problems, and the caller keeps serving the catalog it has.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Catalog } from '../core/catalog';
+import { loadRecordsFromPath, LoadResult, mergeRecordSets } from '../core/loader';
+import type { RecordOrigin, RecordProblem } from '../core/record';
+import type { SourceStatus, StatusResult } from '../protocol';
+import { RecordIndex } from './recordIndex';
+import { errorText, Logger } from './runSafe';
+import { isInside } from './uri';
+
+export const WORKSPACE_RECORDS_DIR = '.error-records';
+
+export interface SourceSpec {
+  origin: RecordOrigin;
+  path: string;
+  /** Skip silently when the path does not exist (workspace .error-records/). */
+  optional?: boolean;
+}
+
+export interface SourceInput {
+  bundledPath: string | undefined;
+  includeBundled: boolean;
+  /** errorExplainer.records.paths per workspace folder (folder undefined = no workspace). */
+  paths: { folder: string | undefined; paths: string[] }[];
+  folders: readonly string[];
+  trusted: boolean;
+}
+
+export interface LoadedRecords {
+  catalog: Catalog;
+  index: RecordIndex;
+  problems: RecordProblem[];
+  status: StatusResult;
+  specs: SourceSpec[];
+}
+
+export function defaultBundledPath(): string {
+  return path.join(__dirname, '..', 'records');
+}
+
+export function sourceSpecs(input: SourceInput): SourceSpec[] {
+  const specs: SourceSpec[] = [];
+  const seen = new Set<string>();
+  const add = (s: SourceSpec) => {
+    const key = path.resolve(s.path);
+    if (seen.has(key)) return;
+    seen.add(key);
+    specs.push({ ...s, path: key });
+  };
+  if (input.includeBundled) add({ origin: 'bundled', path: input.bundledPath ?? defaultBundledPath() });
+  if (input.trusted) {
+    for (const { folder, paths } of input.paths) {
+      for (const p of paths) {
+        if (!p.trim()) continue;
+        const expanded = p.startsWith('~/') ? path.join(process.env.HOME ?? '', p.slice(2)) : p;
+        if (path.isAbsolute(expanded)) add({ origin: 'user', path: expanded });
+        else if (folder) add({ origin: 'user', path: path.join(folder, expanded) });
+      }
+    }
+    for (const f of input.folders) add({ origin: 'workspace', path: path.join(f, WORKSPACE_RECORDS_DIR), optional: true });
+  }
+  return specs;
+}
+
+export async function loadSources(specs: SourceSpec[], trusted: boolean, log: Logger): Promise<LoadedRecords> {
+  const t0 = performance.now();
+  const sets: { origin: RecordOrigin; result: LoadResult }[] = [];
+  const sources: SourceStatus[] = [];
+  for (const spec of specs) {
+    if (spec.optional && !fs.existsSync(spec.path)) continue;
+    let result: LoadResult;
+    try {
+      result = await loadRecordsFromPath(spec.path, { strict: spec.origin === 'bundled' });
+    } catch (e) {
+      log.error(`loading records from ${spec.path} failed: ${errorText(e)}`);
+      result = { records: [], problems: [], files: [] };
+    }
+    sets.push({ origin: spec.origin, result });
+    sources.push({ origin: spec.origin, path: spec.path, records: result.records.length });
+  }
+  const merged = mergeRecordSets(sets);
+  const t1 = performance.now();
+  const catalog = new Catalog(merged.records);
+  void catalog.engine; // build the match index now, not on the first hover
+  const index = new RecordIndex(merged.records);
+  const t2 = performance.now();
+  const problems = dedupeProblems([...sets.flatMap((s) => s.result.problems), ...merged.problems]);
+  return {
+    catalog,
+    index,
+    problems,
+    specs,
+    status: {
+      records: merged.records.length,
+      sources,
+      problems: problems.length,
+      workspaceTrusted: trusted,
+      timings: { loadMs: round(t1 - t0), indexMs: round(t2 - t1) },
+    },
+  };
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}
+
+function dedupeProblems(problems: RecordProblem[]): RecordProblem[] {
+  const seen = new Set<string>();
+  return problems.filter((p) => {
+    const k = `${p.file}\0${p.line}\0${p.column}\0${p.path}\0${p.message}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+/** Does a changed file belong to one of the sources (so records must reload)? */
+export function affectsSources(file: string, specs: readonly SourceSpec[], folders: readonly string[]): boolean {
+  for (const s of specs) if (isInside(file, s.path)) return true;
+  for (const f of folders) if (isInside(file, path.join(f, WORKSPACE_RECORDS_DIR))) return true;
+  return false;
+}

@@ -1,0 +1,78 @@
+// Failure containment for LSP handlers: a handler that throws logs the error and answers an
+// empty result; a cancelled request answers RequestCancelled. Long loops yield with
+// `yieldToEventLoop()` between chunks so a cancellation notification can arrive at all.
+import { CancellationToken, LSPErrorCodes, ResponseError } from 'vscode-languageserver';
+
+export interface Logger {
+  error(message: string): void;
+  warn(message: string): void;
+  info(message: string): void;
+  log(message: string): void;
+}
+
+export function errorText(e: unknown): string {
+  if (e instanceof Error) return e.stack ?? `${e.name}: ${e.message}`;
+  return String(e);
+}
+
+export function cancelled(): ResponseError<never> {
+  return new ResponseError(LSPErrorCodes.RequestCancelled, 'Request cancelled');
+}
+
+export class Cancelled extends Error {
+  constructor() {
+    super('cancelled');
+  }
+}
+
+/** Throws `Cancelled` when the token is cancelled (caught by runSafe). */
+export function throwIfCancelled(token: CancellationToken | undefined): void {
+  if (token?.isCancellationRequested) throw new Cancelled();
+}
+
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * Runs `fn` on a later tick (so a cancellation sent right after the request is seen), returns
+ * `errorValue` if it throws, and RequestCancelled when the token fires.
+ */
+export function runSafe<T>(
+  log: Logger,
+  what: string,
+  token: CancellationToken | undefined,
+  errorValue: T,
+  fn: () => T | Promise<T>,
+): Promise<T | ResponseError<never>> {
+  return new Promise((resolve) => {
+    setImmediate(() => {
+      if (token?.isCancellationRequested) return resolve(cancelled());
+      let result: T | Promise<T>;
+      try {
+        result = fn();
+      } catch (e) {
+        return resolve(fail(e));
+      }
+      Promise.resolve(result).then(
+        (value) => resolve(token?.isCancellationRequested ? cancelled() : value),
+        (e) => resolve(fail(e)),
+      );
+    });
+  });
+  function fail(e: unknown): T | ResponseError<never> {
+    if (e instanceof Cancelled || token?.isCancellationRequested) return cancelled();
+    log.error(`${what} failed: ${errorText(e)}`);
+    return errorValue;
+  }
+}
+
+/** The same for notifications: log and swallow. */
+export function runSafeNotification(log: Logger, what: string, fn: () => void | Promise<void>): void {
+  try {
+    const r = fn();
+    if (r) r.catch((e) => log.error(`${what} failed: ${errorText(e)}`));
+  } catch (e) {
+    log.error(`${what} failed: ${errorText(e)}`);
+  }
+}

@@ -1,0 +1,389 @@
+// LSP wiring: the ONLY module that touches the connection. Features live in their own modules
+// and take a ServerContext + plain params. startServer() works with any Connection (stdio, node
+// IPC, or an in-memory stream pair in tests) and assumes no particular editor.
+import {
+  CodeActionKind,
+  Connection,
+  DidChangeConfigurationNotification,
+  DidChangeWatchedFilesNotification,
+  Disposable,
+  DocumentDiagnosticReportKind,
+  FileSystemWatcher,
+  InitializeParams,
+  InitializeResult,
+  TextDocumentSyncKind,
+  WatchKind,
+} from 'vscode-languageserver';
+import * as path from 'node:path';
+import { Catalog } from '../core/catalog';
+import {
+  CodeActionFormattingOptions,
+  ExplainTextRequest,
+  InitializationOptions,
+  RecordRequest,
+  ReloadRequest,
+  SearchRequest,
+  SeenNotification,
+  SnippetRequest,
+  StatusNotification,
+  StatusRequest,
+  StatusResult,
+  TrustNotification,
+} from '../protocol';
+import { codeActions } from './codeActions';
+import type { ServerContext } from './context';
+import * as custom from './customRequests';
+import { definition } from './definition';
+import { DiagnosticsPusher, problemDiagnostics, pullDiagnostics } from './diagnostics';
+import { DocumentStore, TrackedDocument } from './documents';
+import { FileRefResolver } from './fileRefs';
+import { hover } from './hover';
+import { documentLinks } from './links';
+import { isLogLike } from './logKind';
+import { RaiseSiteResolver } from './raiseSite';
+import { RecordIndex } from './recordIndex';
+import { affectsSources, LoadedRecords, loadSources, SourceSpec, sourceSpecs, WORKSPACE_RECORDS_DIR } from './recordSources';
+import { errorText, Logger, runSafe, runSafeNotification } from './runSafe';
+import { SeenRecords } from './seen';
+import { SECTION, SettingsStore } from './settings';
+import { snippetRequest } from './snippets';
+import { normalizeUri, pathToUri, uriToPath } from './uri';
+
+export interface ServerOptions {
+  /** Overrides initializationOptions.bundledRecordsPath (tests, CLI). */
+  bundledRecordsPath?: string;
+  /** Keep console.* as is (in-memory tests); by default it goes to connection.console. */
+  keepConsole?: boolean;
+}
+
+export function startServer(connection: Connection, options: ServerOptions = {}): void {
+  const log: Logger = connection.console;
+  if (!options.keepConsole) {
+    console.log = (...a: unknown[]) => connection.console.log(a.map(String).join(' '));
+    console.info = (...a: unknown[]) => connection.console.info(a.map(String).join(' '));
+    console.warn = (...a: unknown[]) => connection.console.warn(a.map(String).join(' '));
+    console.error = (...a: unknown[]) => connection.console.error(a.map(String).join(' '));
+    console.debug = console.log;
+  }
+
+  const documents = new DocumentStore();
+  const seen = new SeenRecords();
+  let folders: string[] = [];
+  let trusted = false;
+  let bundledPath: string | undefined = options.bundledRecordsPath;
+  let epoch = 0;
+  let loaded: LoadedRecords = emptyLoaded();
+  let settings = new SettingsStore(undefined);
+  let caps = { pull: false, refresh: false, dynamicConfig: false, dynamicWatch: false, relativePatterns: false };
+
+  const openText = (file: string): string[] | undefined => documents.get(pathToUri(file))?.lines;
+  const raiseSites = new RaiseSiteResolver(() => folders, openText);
+  const fileRefs = new FileRefResolver(() => folders);
+
+  const ctx: ServerContext = {
+    log,
+    documents,
+    seen,
+    raiseSites,
+    catalog: () => loaded.catalog,
+    index: () => loaded.index,
+    epoch: () => epoch,
+    folders: () => folders,
+    settingsFor: (uri) => settings.get(uri),
+    isLogDocument: async (doc: TrackedDocument) => {
+      if (doc.logLike === undefined) {
+        const s = await settings.get(doc.uri);
+        doc.logLike = isLogLike(doc.uri, doc.languageId, s.logFiles, folders);
+      }
+      return doc.logLike;
+    },
+  };
+  const pusher = new DiagnosticsPusher(ctx, (uri, diagnostics, version) => {
+    void connection.sendDiagnostics({ uri, diagnostics, ...(version !== undefined ? { version } : {}) });
+  });
+
+  // ------------------------------------------------------------------------------------------
+  // Records: first load after `initialized`; every handler waits for it.
+  let markReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  let problemUris = new Set<string>();
+  let watcherRegistration: Disposable | undefined;
+  let watchedKey = '';
+  let reloadChain: Promise<StatusResult> = Promise.resolve(loaded.status);
+  let reloadQueued: Promise<StatusResult> | undefined;
+
+  async function currentSpecs(): Promise<SourceSpec[]> {
+    const global = await settings.get(undefined);
+    const paths: { folder: string | undefined; paths: string[] }[] = [];
+    if (folders.length === 0) paths.push({ folder: undefined, paths: global.records.paths });
+    for (const f of folders) paths.push({ folder: f, paths: (await settings.get(pathToUri(f))).records.paths });
+    return sourceSpecs({ bundledPath, includeBundled: global.records.includeBundled, paths, folders, trusted });
+  }
+
+  /** Reload records (coalesced: at most one reload waits behind the running one). */
+  function reload(force: boolean): Promise<StatusResult> {
+    if (reloadQueued) return reloadQueued;
+    const queued = reloadChain.then(async () => {
+      reloadQueued = undefined;
+      try {
+        return await doReload(force);
+      } catch (e) {
+        log.error(`reloading records failed: ${errorText(e)}`);
+        return loaded.status;
+      }
+    });
+    reloadQueued = queued;
+    reloadChain = queued;
+    return queued;
+  }
+
+  async function doReload(force: boolean): Promise<StatusResult> {
+    const specs = await currentSpecs();
+    const same = JSON.stringify(specs) === JSON.stringify(loaded.specs) && loaded.status.workspaceTrusted === trusted;
+    if (force || !same) {
+      loaded = await loadSources(specs, trusted, log);
+      log.info(
+        `Error Explainer: ${loaded.status.records} records from ${loaded.status.sources.length} sources, ` +
+          `${loaded.status.problems} problems (load ${loaded.status.timings.loadMs} ms, index ${loaded.status.timings.indexMs} ms)`,
+      );
+      publishProblems();
+      await registerWatchers();
+    }
+    epoch++;
+    raiseSites.clear();
+    fileRefs.clear();
+    for (const d of documents.all()) {
+      d.clearMatches();
+      d.logLike = undefined;
+    }
+    void connection.sendNotification(StatusNotification.type, loaded.status);
+    refreshDiagnostics();
+    return loaded.status;
+  }
+
+  function publishProblems(): void {
+    const byUri = problemDiagnostics(loaded.problems);
+    for (const uri of problemUris) if (!byUri.has(uri)) void connection.sendDiagnostics({ uri, diagnostics: [] });
+    for (const [uri, diagnostics] of byUri) void connection.sendDiagnostics({ uri, diagnostics });
+    problemUris = new Set(byUri.keys());
+  }
+
+  function refreshDiagnostics(): void {
+    if (caps.pull) {
+      if (caps.refresh) connection.languages.diagnostics.refresh();
+    } else pusher.scheduleAll();
+  }
+
+  async function registerWatchers(): Promise<void> {
+    if (!caps.dynamicWatch) return;
+    const watchers: FileSystemWatcher[] = [{ globPattern: `**/${WORKSPACE_RECORDS_DIR}/**` }];
+    for (const s of loaded.specs) {
+      if (s.origin === 'workspace') continue;
+      if (caps.relativePatterns) {
+        watchers.push({ globPattern: { baseUri: pathToUri(path.dirname(s.path)), pattern: `${path.basename(s.path)}{,/**}` } });
+      } else {
+        const p = s.path.split(path.sep).join('/');
+        watchers.push({ globPattern: p }, { globPattern: `${p}/**` });
+      }
+    }
+    const key = JSON.stringify(watchers);
+    if (key === watchedKey) return;
+    watchedKey = key;
+    const old = watcherRegistration;
+    watcherRegistration = undefined;
+    old?.dispose();
+    try {
+      watcherRegistration = await connection.client.register(DidChangeWatchedFilesNotification.type, {
+        watchers: watchers.map((w) => ({ ...w, kind: WatchKind.Create | WatchKind.Change | WatchKind.Delete })),
+      });
+    } catch (e) {
+      log.warn(`could not register file watchers: ${errorText(e)}`);
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Lifecycle
+
+  connection.onInitialize((params: InitializeParams): InitializeResult => {
+    const c = params.capabilities;
+    const init = (params.initializationOptions ?? {}) as InitializationOptions;
+    bundledPath = options.bundledRecordsPath ?? (typeof init.bundledRecordsPath === 'string' ? init.bundledRecordsPath : undefined);
+    trusted = init.workspaceTrusted === true;
+    caps = {
+      pull: !!c.textDocument?.diagnostic,
+      refresh: !!c.workspace?.diagnostics?.refreshSupport,
+      dynamicConfig: !!c.workspace?.didChangeConfiguration?.dynamicRegistration,
+      dynamicWatch: !!c.workspace?.didChangeWatchedFiles?.dynamicRegistration,
+      relativePatterns: !!c.workspace?.didChangeWatchedFiles?.relativePatternSupport,
+    };
+    settings = new SettingsStore(
+      c.workspace?.configuration
+        ? (scopeUri) => connection.workspace.getConfiguration(scopeUri ? { scopeUri, section: SECTION } : { section: SECTION })
+        : undefined,
+    );
+    folders = (params.workspaceFolders ?? [])
+      .map((f) => uriToPath(f.uri))
+      .filter((p): p is string => !!p);
+    if (folders.length === 0 && params.rootUri) {
+      const p = uriToPath(params.rootUri);
+      if (p) folders = [p];
+    }
+    const result: InitializeResult = {
+      capabilities: {
+        textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental, save: { includeText: false } },
+        hoverProvider: true,
+        definitionProvider: true,
+        documentLinkProvider: { resolveProvider: false },
+        codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
+        ...(caps.pull ? { diagnosticProvider: { interFileDependencies: false, workspaceDiagnostics: false } } : {}),
+        ...(c.workspace?.workspaceFolders ? { workspace: { workspaceFolders: { supported: true, changeNotifications: true } } } : {}),
+      },
+      serverInfo: { name: 'Error Explainer' },
+    };
+    return result;
+  });
+
+  connection.onInitialized(() => {
+    if (caps.dynamicConfig) {
+      void connection.client.register(DidChangeConfigurationNotification.type, { section: SECTION }).catch(() => undefined);
+    }
+    try {
+      connection.workspace.onDidChangeWorkspaceFolders((e) => {
+        const removed = new Set(e.removed.map((f) => uriToPath(f.uri)));
+        folders = folders.filter((f) => !removed.has(f));
+        for (const f of e.added) {
+          const p = uriToPath(f.uri);
+          if (p && !folders.includes(p)) folders.push(p);
+        }
+        void reload(true);
+      });
+    } catch {
+      // the client does not support workspace folder notifications
+    }
+    reload(true).finally(markReady);
+  });
+
+  connection.onShutdown(() => {
+    watcherRegistration?.dispose();
+  });
+
+  // ------------------------------------------------------------------------------------------
+  // Documents (incremental sync)
+
+  connection.onDidOpenTextDocument((p) =>
+    runSafeNotification(log, 'didOpen', () => {
+      const d = p.textDocument;
+      documents.open(d.uri, d.languageId, d.version, d.text);
+      if (!caps.pull) pusher.schedule(d.uri);
+    }),
+  );
+  connection.onDidChangeTextDocument((p) =>
+    runSafeNotification(log, 'didChange', () => {
+      const doc = documents.get(p.textDocument.uri);
+      if (!doc) return;
+      doc.apply(p.contentChanges, p.textDocument.version);
+      if (doc.logLike === false) {
+        const file = uriToPath(doc.uri);
+        if (file && loaded.index.raisedIn.recordsRaisedIn(file).length) raiseSites.clear();
+      }
+      if (!caps.pull) pusher.schedule(doc.uri);
+    }),
+  );
+  connection.onDidCloseTextDocument((p) =>
+    runSafeNotification(log, 'didClose', () => {
+      documents.close(p.textDocument.uri);
+      pusher.closed(p.textDocument.uri);
+    }),
+  );
+  connection.onDidSaveTextDocument((p) =>
+    runSafeNotification(log, 'didSave', () => {
+      const file = uriToPath(p.textDocument.uri);
+      if (file && affectsSources(file, loaded.specs, folders)) void reload(true);
+    }),
+  );
+
+  // ------------------------------------------------------------------------------------------
+  // Configuration, watched files, trust
+
+  connection.onDidChangeConfiguration((p) =>
+    runSafeNotification(log, 'didChangeConfiguration', async () => {
+      settings.changed(p.settings);
+      for (const d of documents.all()) d.logLike = undefined;
+      await ready;
+      await reload(false);
+    }),
+  );
+
+  connection.onDidChangeWatchedFiles((p) =>
+    runSafeNotification(log, 'didChangeWatchedFiles', async () => {
+      raiseSites.clear();
+      fileRefs.clear();
+      const files = p.changes.map((c) => uriToPath(c.uri)).filter((f): f is string => !!f);
+      if (files.some((f) => affectsSources(f, loaded.specs, folders))) {
+        await ready;
+        await reload(true);
+      }
+    }),
+  );
+
+  connection.onNotification(TrustNotification.type, (p) =>
+    runSafeNotification(log, 'trust', async () => {
+      const next = p?.workspaceTrusted === true;
+      if (next === trusted) return;
+      trusted = next;
+      await ready;
+      await reload(true);
+    }),
+  );
+
+  connection.onNotification(SeenNotification.type, (p) =>
+    runSafeNotification(log, 'seen', () => {
+      for (const m of Array.isArray(p?.matches) ? p.matches : []) {
+        if (m && typeof m.id === 'string' && loaded.catalog.get(m.id)) seen.note(loaded.catalog.get(m.id)!.id);
+      }
+    }),
+  );
+
+  // ------------------------------------------------------------------------------------------
+  // Features
+
+  connection.onHover((p, token) => runSafe(log, 'hover', token, null, async () => (await ready, hover(ctx, p, token))));
+  connection.onDefinition((p, token) =>
+    runSafe(log, 'definition', token, null, async () => (await ready, definition(ctx, fileRefs, p))),
+  );
+  connection.onDocumentLinks((p, token) =>
+    runSafe(log, 'documentLinks', token, [], async () => (await ready, documentLinks(ctx, fileRefs, p, token))),
+  );
+  connection.onCodeAction((p, token) =>
+    runSafe(log, 'codeAction', token, [], async () => (await ready, codeActions(ctx, p as typeof p & CodeActionFormattingOptions, token))),
+  );
+  connection.languages.diagnostics.on((p, token) =>
+    runSafe(log, 'diagnostics', token, { kind: DocumentDiagnosticReportKind.Full, items: [] }, async () => {
+      await ready;
+      return pullDiagnostics(ctx, p.textDocument.uri, p.previousResultId, token);
+    }),
+  );
+
+  connection.onRequest(SearchRequest.type, (p, token) => runSafe(log, 'search', token, [], async () => (await ready, custom.search(ctx, p))));
+  connection.onRequest(RecordRequest.type, (p, token) => runSafe(log, 'record', token, null, async () => (await ready, custom.record(ctx, p))));
+  connection.onRequest(ExplainTextRequest.type, (p, token) =>
+    runSafe(log, 'explainText', token, [], async () => (await ready, custom.explainText(ctx, p, token))),
+  );
+  connection.onRequest(SnippetRequest.type, (p, token) => runSafe(log, 'snippet', token, null, async () => (await ready, snippetRequest(ctx, p))));
+  connection.onRequest(StatusRequest.type, (_p, token) => runSafe(log, 'status', token, loaded.status, async () => (await ready, loaded.status)));
+  connection.onRequest(ReloadRequest.type, (_p, token) => runSafe(log, 'reload', token, loaded.status, async () => (await ready, reload(true))));
+
+  connection.listen();
+}
+
+function emptyLoaded(): LoadedRecords {
+  return {
+    catalog: new Catalog([]),
+    index: new RecordIndex([]),
+    problems: [],
+    specs: [],
+    status: { records: 0, sources: [], problems: 0, workspaceTrusted: false, timings: { loadMs: 0, indexMs: 0 } },
+  };
+}
+
+export { normalizeUri };
