@@ -15,6 +15,8 @@ const common = {
   minify: production,
   logLevel: 'warning',
   external: ['vscode'],
+  // jsonc-parser's "main" is a UMD build with dynamic requires that esbuild cannot follow; its ESM entry bundles.
+  mainFields: ['module', 'main'],
 };
 const entries = [
   { in: 'client/src/extension.ts', out: 'dist/extension.js' },

@@ -1,0 +1,83 @@
+// `error-explainer explain`: the best records for any pasted text, rendered for the terminal.
+import { flag, parseArgs, stringOption, stringsOption } from '../args';
+import { type Command, EXIT_OK, type Io, UsageError } from '../command';
+import type { RecordMatch } from '../../core/catalog';
+import type { ErrorRecord } from '../../core/record';
+import { renderRecord } from '../../core/render';
+import { Output } from '../output';
+import { formatProblem, loadCatalog } from '../records';
+
+const USAGE = `error-explainer explain [--records PATH]... [--no-bundled] [--markdown] [--limit N] TEXT...
+
+Explains pasted text: the records whose pattern matches it (best first), else the closest records
+by words. TEXT words are joined with spaces; no TEXT or \`-\` reads stdin.
+
+  --records PATH   also load records from PATH (file, .gz, JSON Lines, folder); repeatable
+  --no-bundled     do not load the bundled records
+  --markdown       escaped Markdown (safe to paste into a Markdown renderer) instead of terminal text
+  --limit N        at most N records (default 3)`;
+
+/** Fuzzy hits below this score (0-100) are not shown as "closest records". */
+const MIN_FUZZY_SCORE = 30;
+const MAX_STDIN = 16 * 1024 * 1024;
+
+async function readAll(io: Io): Promise<string> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of io.stdin) {
+    const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    parts.push(b);
+    size += b.length;
+    if (size > MAX_STDIN) throw new UsageError(`explain reads at most ${MAX_STDIN} bytes of stdin; use scan for logs`);
+  }
+  return Buffer.concat(parts).toString('utf8');
+}
+
+export const explain: Command = {
+  name: 'explain',
+  summary: 'explain pasted text with the best matching records',
+  usage: USAGE,
+  async run(args: string[], io: Io): Promise<number> {
+    const p = parseArgs(args, { records: 'strings', 'no-bundled': 'boolean', markdown: 'boolean', limit: 'string' });
+    if (flag(p, 'help')) {
+      io.stdout.write(USAGE + '\n');
+      return EXIT_OK;
+    }
+    const limitText = stringOption(p, 'limit') ?? '3';
+    const limit = Number(limitText);
+    if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit needs a positive integer, not '${limitText}'`);
+    const text = p.positionals.length === 0 || (p.positionals.length === 1 && p.positionals[0] === '-') ? await readAll(io) : p.positionals.join(' ');
+    if (!text.trim()) throw new UsageError('explain needs TEXT (or text on stdin)');
+
+    const { catalog, problems } = await loadCatalog(stringsOption(p, 'records'), flag(p, 'no-bundled'));
+    for (const pr of problems) if (pr.severity === 'error') io.stderr.write(formatProblem(pr) + '\n');
+
+    const found: { record: ErrorRecord; match?: RecordMatch['match'] }[] = [];
+    const seen = new Set<string>();
+    for (const { matches } of catalog.explainText(text)) {
+      for (const m of matches) {
+        if (seen.has(m.record.id)) continue;
+        seen.add(m.record.id);
+        found.push({ record: m.record, match: m.match });
+      }
+    }
+    const out = new Output(io.stdout);
+    const plain = !flag(p, 'markdown');
+    if (found.length === 0) {
+      const hits = catalog.search(text, limit).filter((h) => h.kind !== 'fuzzy' || h.score >= MIN_FUZZY_SCORE);
+      if (!hits.length) {
+        out.write('No record matches this text.\n');
+        await out.flush();
+        return EXIT_OK;
+      }
+      out.write(`No record pattern matches this text; closest record${hits.length === 1 ? '' : 's'} by ${hits[0]!.kind === 'fuzzy' ? 'words' : hits[0]!.kind}:\n\n`);
+      for (const h of hits) found.push({ record: h.record });
+    }
+    found.slice(0, limit).forEach((f, i) => {
+      if (i > 0) out.write(plain ? `\n${'─'.repeat(72)}\n\n` : '\n---\n\n');
+      out.write(renderRecord(f.record, { plain, ...(f.match ? { match: { text: f.match.text, captures: f.match.captures } } : {}) }));
+    });
+    await out.flush();
+    return EXIT_OK;
+  },
+};

@@ -1,0 +1,93 @@
+// `error-explainer scan`: stream log files (or stdin) through the catalog and report every match.
+import { createReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { SEVERITIES, type Severity, severityRank } from '../../core/record';
+import { flag, parseArgs, stringOption, stringsOption } from '../args';
+import { type Command, EXIT_FINDINGS, EXIT_OK, IoError, type Io, UsageError } from '../command';
+import { forEachLine } from '../lines';
+import { Output } from '../output';
+import { checkReadable, formatProblem, loadCatalog } from '../records';
+import { FORMATS, type Format, createReporter } from '../reporters';
+import { VERSION } from '../version';
+
+const USAGE = `error-explainer scan [--records PATH]... [--no-bundled] [--format text|json|count|sarif] [--fail-on SEVERITY] [--no-explain] FILE...
+
+Scans log files (\`-\` = stdin) line by line, in constant memory, and reports every line that
+matches an error record.
+
+  --records PATH     also load records from PATH (file, .gz, JSON Lines, folder); repeatable
+  --no-bundled       do not load the bundled records
+  --format F         text (default): file:line:col severity slug: first sentence, then captures,
+                       then one explanation per matched record (see --no-explain)
+                     json: JSON Lines, one object per match
+                     count: one JSON object {lines, matches, byRecord} at the end
+                     sarif: SARIF 2.1.0 for code scanning
+  --fail-on SEV      exit 1 when a match has severity SEV or worse (critical|error|warning|info)
+  --no-explain       text format: no explanations after the match lines
+
+Exit status: 0 ok, 1 --fail-on reached, 2 usage or I/O error.`;
+
+export const scan: Command = {
+  name: 'scan',
+  summary: 'scan log files for known errors (text, json, count, sarif)',
+  usage: USAGE,
+  async run(args: string[], io: Io): Promise<number> {
+    const p = parseArgs(args, { records: 'strings', 'no-bundled': 'boolean', format: 'string', 'fail-on': 'string', 'no-explain': 'boolean' });
+    if (flag(p, 'help')) {
+      io.stdout.write(USAGE + '\n');
+      return EXIT_OK;
+    }
+    const format = (stringOption(p, 'format') ?? 'text') as Format;
+    if (!FORMATS.includes(format)) throw new UsageError(`unknown format '${format}' (text, json, count or sarif)`);
+    const failOnText = stringOption(p, 'fail-on');
+    if (failOnText !== undefined && !SEVERITIES.includes(failOnText as Severity)) {
+      throw new UsageError(`unknown severity '${failOnText}' for --fail-on (${SEVERITIES.join(', ')})`);
+    }
+    const failOn = failOnText === undefined ? -1 : severityRank(failOnText as Severity);
+    const files = p.positionals;
+    if (!files.length) throw new UsageError('scan needs at least one FILE (use - for stdin)');
+    if (files.filter((f) => f === '-').length > 1) throw new UsageError('stdin (-) can be scanned only once');
+    for (const f of files) if (f !== '-') checkReadable(f, 'file');
+
+    const { catalog, problems } = await loadCatalog(stringsOption(p, 'records'), flag(p, 'no-bundled'));
+    for (const pr of problems) if (pr.severity === 'error') io.stderr.write(formatProblem(pr) + '\n');
+
+    const out = new Output(io.stdout);
+    const reporter = createReporter(format, out, { version: VERSION, explain: !flag(p, 'no-explain') });
+    let lines = 0;
+    let matches = 0;
+    let worst = Infinity;
+    reporter.begin();
+    for (const f of files) {
+      const name = f === '-' ? '<stdin>' : f;
+      const input: Readable = f === '-' ? io.stdin : createReadStream(f, { highWaterMark: 1 << 20 });
+      try {
+        const stats = await forEachLine(
+          input,
+          (line, n) => {
+            for (const m of catalog.matchLine(line)) {
+              matches++;
+              worst = Math.min(worst, severityRank(m.record.severity));
+              reporter.match({ file: name, line: n, m });
+            }
+          },
+          async () => {
+            if (out.full) await out.flush();
+            return !out.closed;
+          },
+        );
+        lines += stats.lines;
+        if (stats.truncatedLines) {
+          io.stderr.write(`error-explainer: ${name}: ${stats.truncatedLines} line(s) longer than 16M characters were matched on their first 16M characters only\n`);
+        }
+      } catch (e) {
+        await out.flush();
+        throw new IoError(`cannot read '${name}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      }
+      if (out.closed) return EXIT_OK;
+    }
+    reporter.end({ lines, matches });
+    await out.flush();
+    return failOn >= 0 && worst <= failOn ? EXIT_FINDINGS : EXIT_OK;
+  },
+};

@@ -1,0 +1,81 @@
+// Streaming line splitter: constant memory whatever the file size. Lines end at \n, \r\n or a
+// lone \r (as editors and LSP count lines), so `file:line` points where an editor shows it.
+// A line longer than MAX_LINE characters is cut there (the rest of that line is skipped) so one
+// gigantic line cannot exhaust memory; `truncatedLines` counts them.
+import type { Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
+
+export const MAX_LINE = 16 * 1024 * 1024;
+
+export interface LineStats {
+  lines: number;
+  truncatedLines: number;
+}
+
+/**
+ * Calls onLine(line, lineNumber) for every line (1-based numbers, terminators removed), and
+ * awaits afterChunk() between input chunks (the place to flush output with backpressure).
+ * Rejects with the stream's error.
+ */
+export async function forEachLine(
+  input: Readable,
+  onLine: (line: string, lineNumber: number) => void,
+  afterChunk: () => Promise<boolean | void> = async () => undefined,
+): Promise<LineStats> {
+  const decoder = new StringDecoder('utf8');
+  let pending: string[] = [];
+  let pendingLen = 0;
+  let cut = false;
+  const stats: LineStats = { lines: 0, truncatedLines: 0 };
+
+  const emit = (segment: string) => {
+    // segment: the text between two \n (CR still inside). Split lone CRs, drop a CRLF's CR.
+    let s = segment;
+    if (s.length && s.charCodeAt(s.length - 1) === 13) s = s.slice(0, -1);
+    if (s.indexOf('\r') < 0) onLine(s, ++stats.lines);
+    else for (const part of s.split('\r')) onLine(part, ++stats.lines);
+  };
+
+  const take = (text: string): void => {
+    let start = 0;
+    for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
+      if (pendingLen === 0) emit(text.slice(start, nl));
+      else {
+        if (!cut) addPending(text.slice(start, nl));
+        emit(pending.join(''));
+        if (cut) stats.truncatedLines++;
+        pending = [];
+        pendingLen = 0;
+        cut = false;
+      }
+      start = nl + 1;
+    }
+    if (start < text.length && !cut) addPending(text.slice(start));
+  };
+
+  const addPending = (piece: string) => {
+    const room = MAX_LINE - pendingLen;
+    if (piece.length > room) {
+      piece = piece.slice(0, room);
+      cut = true;
+    }
+    if (piece.length) {
+      pending.push(piece);
+      pendingLen += piece.length;
+    }
+  };
+
+  for await (const chunk of input) {
+    take(typeof chunk === 'string' ? chunk : decoder.write(chunk as Buffer));
+    if ((await afterChunk()) === false) {
+      input.destroy();
+      return stats;
+    }
+  }
+  take(decoder.end());
+  if (pendingLen > 0) {
+    emit(pending.join('')); // a final CR ends the last line, as at any other line end
+    if (cut) stats.truncatedLines++;
+  }
+  return stats;
+}

@@ -1,0 +1,48 @@
+// Buffered output with backpressure: commands write strings, flush() awaits 'drain' when the
+// stream is full. A closed pipe (EPIPE, e.g. `| head`) marks the writer closed instead of throwing.
+import type { Writable } from 'node:stream';
+
+const FLUSH_AT = 64 * 1024;
+
+export class Output {
+  private parts: string[] = [];
+  private size = 0;
+  closed = false;
+
+  constructor(private readonly stream: Writable) {
+    stream.on('error', () => {
+      this.closed = true;
+    });
+  }
+
+  write(text: string): void {
+    if (this.closed) return;
+    this.parts.push(text);
+    this.size += text.length;
+  }
+
+  /** True when enough is buffered that the caller should `await flush()`. */
+  get full(): boolean {
+    return this.size >= FLUSH_AT;
+  }
+
+  async flush(): Promise<void> {
+    if (this.closed || this.size === 0) return;
+    const data = this.parts.join('');
+    this.parts = [];
+    this.size = 0;
+    const s = this.stream;
+    if (s.write(data)) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        s.off('drain', done);
+        s.off('error', done);
+        s.off('close', done);
+        resolve();
+      };
+      s.on('drain', done);
+      s.on('error', done);
+      s.on('close', done);
+    });
+  }
+}

@@ -1,0 +1,55 @@
+// Record sources for the CLI: the bundled `records/` folder plus `--records PATH`s, merged
+// (later sources win on duplicate ids) into one Catalog.
+import { existsSync, statSync } from 'node:fs';
+import * as path from 'node:path';
+import { Catalog } from '../core/catalog';
+import { loadRecordsFromPath, mergeRecordSets } from '../core/loader';
+import type { LoadResult } from '../core/loader';
+import type { RecordOrigin, RecordProblem } from '../core/record';
+import { IoError } from './command';
+
+/**
+ * The bundled records folder: `records/` next to the bundle (dist/cli.js -> ../records), or at the
+ * repository root when run from source (server/src/cli -> ../../../records).
+ */
+export function bundledRecordsPath(): string | undefined {
+  const candidates = [path.resolve(__dirname, '..', 'records'), path.resolve(__dirname, '..', '..', '..', 'records')];
+  return candidates.find((c) => existsSync(c) && statSync(c).isDirectory());
+}
+
+/** Fails with an IoError (exit 2) when a path given on the command line cannot be read. */
+export function checkReadable(p: string, what: string): void {
+  let st;
+  try {
+    st = statSync(p);
+  } catch (e) {
+    throw new IoError(`cannot read ${what} '${p}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  if (what === 'file' && st.isDirectory()) throw new IoError(`cannot read ${what} '${p}': is a directory`);
+}
+
+export function formatProblem(p: RecordProblem): string {
+  const where = p.path && p.path !== '(file)' ? ` [${p.path}]` : '';
+  return `${p.file}:${p.line}:${p.column}: ${p.severity}: ${p.message.replace(/\s*\n\s*/g, ' ')}${where}`;
+}
+
+export interface LoadedCatalog {
+  catalog: Catalog;
+  problems: RecordProblem[];
+}
+
+/** Loads bundled (unless noBundled) + user record paths; problems are returned, never thrown. */
+export async function loadCatalog(recordPaths: string[], noBundled: boolean): Promise<LoadedCatalog> {
+  const sets: { origin: RecordOrigin; result: LoadResult }[] = [];
+  if (!noBundled) {
+    const bundled = bundledRecordsPath();
+    if (!bundled) throw new IoError('bundled records not found (use --records PATH or --no-bundled)');
+    sets.push({ origin: 'bundled', result: await loadRecordsFromPath(bundled, { strict: true }) });
+  }
+  for (const p of recordPaths) {
+    checkReadable(p, 'records');
+    sets.push({ origin: 'user', result: await loadRecordsFromPath(p, { strict: false }) });
+  }
+  const merged = mergeRecordSets(sets);
+  return { catalog: new Catalog(merged.records), problems: merged.problems };
+}

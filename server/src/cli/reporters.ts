@@ -1,0 +1,228 @@
+// Output formats of `scan`: text, json (JSON Lines), count, sarif. Each reporter streams: it
+// writes as matches arrive and keeps only per-record state (bounded by the number of records).
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { RecordMatch } from '../core/catalog';
+import type { ErrorRecord, Severity } from '../core/record';
+import { firstSentence, renderRecord, safeGithubUrl, stripControls } from '../core/render';
+import type { Output } from './output';
+
+export const FORMATS = ['text', 'json', 'count', 'sarif'] as const;
+export type Format = (typeof FORMATS)[number];
+
+export interface MatchEvent {
+  /** The file as given on the command line; `<stdin>` for `-`. */
+  file: string;
+  /** 1-based line number. */
+  line: number;
+  m: RecordMatch;
+}
+
+export interface Reporter {
+  begin(): void;
+  match(e: MatchEvent): void;
+  /** After all files: totals. */
+  end(totals: { lines: number; matches: number }): void;
+}
+
+export interface ReporterOptions {
+  version: string;
+  /** text: print an explanation per distinct record after the match lines. */
+  explain: boolean;
+}
+
+export function createReporter(format: Format, out: Output, opts: ReporterOptions): Reporter {
+  switch (format) {
+    case 'json':
+      return new JsonReporter(out);
+    case 'count':
+      return new CountReporter(out);
+    case 'sarif':
+      return new SarifReporter(out, opts.version);
+    default:
+      return new TextReporter(out, opts.explain);
+  }
+}
+
+const oneLine = (s: string) => stripControls(s).replace(/\s+/g, ' ').trim();
+
+/** The JSON Lines object of one match (keys in the documented order). */
+export function matchJson(e: MatchEvent): Record<string, unknown> {
+  const { record, match } = e.m;
+  return {
+    file: e.file,
+    line: e.line,
+    column: match.start + 1,
+    endColumn: match.end + 1,
+    id: record.id,
+    slug: record.slug,
+    repo: record.repo,
+    errorCode: record.errorCode,
+    severity: record.severity,
+    text: match.text,
+    captures: match.captures.map((c) => ({ name: c.name, value: c.value })),
+  };
+}
+
+class JsonReporter implements Reporter {
+  constructor(private readonly out: Output) {}
+  begin(): void {}
+  match(e: MatchEvent): void {
+    this.out.write(JSON.stringify(matchJson(e)) + '\n');
+  }
+  end(): void {}
+}
+
+class CountReporter implements Reporter {
+  private readonly byRecord = new Map<string, number>();
+  constructor(private readonly out: Output) {}
+  begin(): void {}
+  match(e: MatchEvent): void {
+    this.byRecord.set(e.m.record.id, (this.byRecord.get(e.m.record.id) ?? 0) + 1);
+  }
+  end(t: { lines: number; matches: number }): void {
+    this.out.write(JSON.stringify({ lines: t.lines, matches: t.matches, byRecord: Object.fromEntries(this.byRecord) }) + '\n');
+  }
+}
+
+interface Seen {
+  record: ErrorRecord;
+  count: number;
+  first: MatchEvent;
+}
+
+class TextReporter implements Reporter {
+  private readonly seen = new Map<string, Seen>();
+  constructor(
+    private readonly out: Output,
+    private readonly explain: boolean,
+  ) {}
+  begin(): void {}
+  match(e: MatchEvent): void {
+    const { record, match } = e.m;
+    const what = firstSentence(record.documentation) || oneLine(record.errorMessage);
+    let s = `${e.file}:${e.line}:${match.start + 1} ${record.severity} ${oneLine(record.slug)}: ${what}\n`;
+    for (const c of match.captures) s += `    ${oneLine(c.name)} = ${JSON.stringify(c.value)}\n`;
+    this.out.write(s);
+    const prev = this.seen.get(record.id);
+    if (prev) prev.count++;
+    else this.seen.set(record.id, { record, count: 1, first: e });
+  }
+  end(t: { lines: number; matches: number }): void {
+    const n = this.seen.size;
+    const summary = `${t.matches} match${t.matches === 1 ? '' : 'es'} of ${n} record${n === 1 ? '' : 's'} in ${t.lines} line${t.lines === 1 ? '' : 's'}`;
+    if (!this.explain || n === 0) {
+      this.out.write(`\n${summary}\n`);
+      return;
+    }
+    this.out.write(`\n${summary}. Explanations:\n`);
+    for (const { record, count, first } of this.seen.values()) {
+      const where = `${first.file}:${first.line}:${first.m.match.start + 1}`;
+      const rule = '─'.repeat(72);
+      this.out.write(`\n${rule}\n${oneLine(record.slug)}  (${count}×, first at ${where})\n${rule}\n\n`);
+      this.out.write(
+        renderRecord(record, {
+          compact: true,
+          plain: true,
+          match: { text: first.m.match.text, captures: first.m.match.captures },
+        }),
+      );
+    }
+  }
+}
+
+const LEVEL: Record<Severity, 'error' | 'warning' | 'note'> = {
+  critical: 'error',
+  error: 'error',
+  warning: 'warning',
+  info: 'note',
+};
+
+/** SARIF artifact URI of a scanned file: relative paths stay relative (forward slashes). */
+export function artifactUri(file: string): string {
+  if (file === '<stdin>') return 'stdin';
+  if (path.isAbsolute(file)) return pathToFileURL(file).href;
+  return file
+    .split(/[\\/]+/)
+    .map((seg) => encodeURIComponent(seg))
+    .join('/');
+}
+
+/**
+ * SARIF 2.1.0, streamed: `results` are written as they come; `tool.driver.rules` (only the records
+ * that matched, indexed in order of first match) is written at the end — JSON key order is free.
+ */
+class SarifReporter implements Reporter {
+  private readonly ruleIndex = new Map<string, number>();
+  private readonly rules: ErrorRecord[] = [];
+  private count = 0;
+  constructor(
+    private readonly out: Output,
+    private readonly version: string,
+  ) {}
+  begin(): void {
+    this.out.write('{"$schema":"https://json.schemastore.org/sarif-2.1.0.json","version":"2.1.0","runs":[{"results":[');
+  }
+  match(e: MatchEvent): void {
+    const { record, match } = e.m;
+    let idx = this.ruleIndex.get(record.id);
+    if (idx === undefined) {
+      idx = this.rules.length;
+      this.ruleIndex.set(record.id, idx);
+      this.rules.push(record);
+    }
+    const caps = match.captures.map((c) => `${c.name}=${JSON.stringify(c.value)}`).join(', ');
+    const sentence = firstSentence(record.documentation) || oneLine(record.errorMessage);
+    const result = {
+      ruleId: record.id,
+      ruleIndex: idx,
+      level: LEVEL[record.severity] ?? 'warning',
+      message: { text: `${oneLine(record.slug)}: ${sentence}${caps ? ` (${caps})` : ''}` },
+      locations: [
+        {
+          physicalLocation: {
+            artifactLocation: { uri: artifactUri(e.file) },
+            region: { startLine: e.line, startColumn: match.start + 1, endColumn: match.end + 1, snippet: { text: match.text } },
+          },
+        },
+      ],
+      properties: { captures: match.captures.map((c) => ({ name: c.name, value: c.value })) },
+    };
+    this.out.write((this.count++ ? ',' : '') + JSON.stringify(result));
+  }
+  end(): void {
+    const rules = this.rules.map((r) => {
+      const helpUri = safeGithubUrl(r.githubUrl);
+      const solutions = r.solutions.map((s) => `- ${oneLine(s)}`).join('\n');
+      return {
+        id: r.id,
+        name: oneLine(r.slug),
+        shortDescription: { text: oneLine(r.errorMessage) || r.id },
+        fullDescription: { text: oneLine(r.documentation ?? '') || oneLine(r.errorMessage) || r.id },
+        ...(helpUri ? { helpUri } : {}),
+        help: {
+          text: [oneLine(r.documentation ?? ''), solutions].filter(Boolean).join('\n\n') || oneLine(r.errorMessage),
+          markdown: renderRecord(r, { compact: true }),
+        },
+        defaultConfiguration: { level: LEVEL[r.severity] ?? 'warning' },
+        properties: {
+          tags: [...r.tags, r.repo, r.errorType],
+          precision: 'high',
+          'problem.severity': LEVEL[r.severity] === 'note' ? 'recommendation' : (LEVEL[r.severity] ?? 'warning'),
+          repo: r.repo,
+          ...(r.errorClass ? { errorClass: r.errorClass } : {}),
+          ...(r.errorCode ? { errorCode: r.errorCode } : {}),
+        },
+      };
+    });
+    const tool = {
+      driver: {
+        name: 'error-explainer',
+        semanticVersion: this.version,
+        version: this.version,
+        rules,
+      },
+    };
+    this.out.write(`],"columnKind":"utf16CodeUnits","tool":${JSON.stringify(tool)}}]}\n`);
+  }
+}
