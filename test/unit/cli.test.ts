@@ -1,0 +1,356 @@
+// End-to-end tests of the CLI: the built dist/cli.js as a child process (exit codes, stdio,
+// streaming a large file) plus in-process runs of main() and the line splitter.
+import * as assert from 'node:assert/strict';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { forEachLine } from '../../server/src/cli/lines';
+import { main } from '../../server/src/cli/main';
+import { splitLines } from '../../server/src/core/catalog';
+
+const ROOT = path.resolve(__dirname, '../..');
+const CLI = path.join(ROOT, 'dist/cli.js');
+const SAMPLE = 'test/fixtures/logs/sample.log';
+const SAMPLE_TEXT = readFileSync(path.join(ROOT, SAMPLE), 'utf8');
+const SAMPLE_LINES = splitLines(SAMPLE_TEXT.replace(/\r?\n$/, ''));
+const SENT = '063d2eac5107dda5';
+const META = '12c38bb1afed0ec1';
+const COUNT = 'a5259f8458270c81';
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+function cli(args: string[], input?: string | Buffer): Run {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, input, encoding: 'utf8', maxBuffer: 64 << 20 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+function assertOneLineError(r: Run, re: RegExp): void {
+  assert.equal(r.code, 2, r.stderr);
+  assert.equal(r.stderr.trimEnd().split('\n').length, 1, `one line: ${r.stderr}`);
+  assert.match(r.stderr, /^error-explainer: /);
+  assert.match(r.stderr, re);
+  assert.doesNotMatch(r.stderr, /\n\s+at /);
+}
+
+/** In-process run of main() with injected streams. */
+async function inProcess(args: string[], stdin = ''): Promise<Run> {
+  const out = new PassThrough();
+  const err = new PassThrough();
+  const chunks = { out: [] as Buffer[], err: [] as Buffer[] };
+  out.on('data', (b: Buffer) => chunks.out.push(b));
+  err.on('data', (b: Buffer) => chunks.err.push(b));
+  const code = await main(args, { stdin: Readable.from([Buffer.from(stdin)]), stdout: out, stderr: err, cwd: ROOT, env: {} });
+  return { code, stdout: Buffer.concat(chunks.out).toString(), stderr: Buffer.concat(chunks.err).toString() };
+}
+
+/** Expected matches of the sample log, computed from its text. */
+const EXPECTED = [
+  { needle: 'no staged embedding for /send req_id=7d1c0a52 (already released)', id: SENT, captures: [['req_id', '7d1c0a52']] },
+  { needle: 'encode metadata not ready', id: META, captures: [] },
+  { needle: 'Inconsistent receive_count for req_id=req-5f2e: registered 2, got 1', id: COUNT, captures: [['req_id', 'req-5f2e'], ['registered_count', '2'], ['expected_destination_count', '1']] },
+  { needle: 'Inconsistent receive_count for req_id=req-6a01: registered 2, got 4', id: COUNT, captures: [['req_id', 'req-6a01'], ['registered_count', '2'], ['expected_destination_count', '4']] },
+  { needle: 'no staged embedding for /send req_id=e03b9c11 (already released)', id: SENT, captures: [['req_id', 'e03b9c11']] },
+].map((e) => {
+  const line = SAMPLE_LINES.findIndex((l) => l.includes(e.needle) && !l.includes('"level": "INFO"'));
+  assert.ok(line >= 0, e.needle);
+  const col = SAMPLE_LINES[line]!.indexOf(e.needle);
+  return { ...e, line: line + 1, column: col + 1, endColumn: col + e.needle.length + 1 };
+});
+
+describe('cli', function () {
+  this.timeout(120000);
+
+  before(() => {
+    execFileSync(process.execPath, ['esbuild.mjs'], { cwd: ROOT, stdio: 'inherit' });
+  });
+
+  describe('general', () => {
+    it('--help and --version exit 0; no command exits 2', () => {
+      const h = cli(['--help']);
+      assert.equal(h.code, 0);
+      for (const c of ['scan', 'explain', 'validate']) assert.match(h.stdout, new RegExp(`^  ${c} `, 'm'));
+      const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+      assert.deepEqual(cli(['--version']), { code: 0, stdout: pkg.version + '\n', stderr: '' });
+      assert.equal(cli([]).code, 2);
+      const sh = cli(['scan', '--help']);
+      assert.equal(sh.code, 0);
+      assert.match(sh.stdout, /^error-explainer scan \[--records PATH\]/);
+    });
+
+    it('usage errors exit 2 with one line and no stack trace', () => {
+      assertOneLineError(cli(['frobnicate']), /unknown command 'frobnicate'/);
+      assertOneLineError(cli(['scan', '--bogus', SAMPLE]), /unknown option '--bogus'/);
+      assertOneLineError(cli(['scan']), /at least one FILE/);
+      assertOneLineError(cli(['scan', '--format', 'xml', SAMPLE]), /unknown format 'xml'/);
+      assertOneLineError(cli(['scan', '--fail-on', 'fatal', SAMPLE]), /unknown severity 'fatal'/);
+      assertOneLineError(cli(['scan', '--format']), /needs a value/);
+    });
+
+    it('I/O errors exit 2 with one line', () => {
+      assertOneLineError(cli(['scan', 'no/such/file.log']), /cannot read file 'no\/such\/file.log': ENOENT/);
+      assertOneLineError(cli(['scan', 'test/fixtures']), /is a directory/);
+      assertOneLineError(cli(['scan', '--records', '/no/such/records.json', SAMPLE]), /cannot read records/);
+      assertOneLineError(cli(['validate', '/no/such/path']), /ENOENT/);
+    });
+  });
+
+  describe('scan', () => {
+    it('json: one object per match, exact keys, 1-based UTF-16 columns in the original line, endColumn exclusive', () => {
+      const r = cli(['scan', '--format', 'json', SAMPLE]);
+      assert.equal(r.code, 0, r.stderr);
+      const rows = r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      assert.equal(rows.length, EXPECTED.length);
+      rows.forEach((row, i) => {
+        const e = EXPECTED[i]!;
+        assert.deepEqual(Object.keys(row), ['file', 'line', 'column', 'endColumn', 'id', 'slug', 'repo', 'errorCode', 'severity', 'text', 'captures']);
+        assert.equal(row['file'], SAMPLE);
+        assert.equal(row['line'], e.line);
+        assert.equal(row['column'], e.column, `column of ${e.needle}`);
+        assert.equal(row['endColumn'], e.endColumn);
+        assert.equal(row['id'], e.id);
+        assert.equal(row['repo'], 'sgl-project/sglang');
+        assert.equal(row['errorCode'], null);
+        assert.equal(row['severity'], 'error');
+        assert.equal(row['text'], e.needle);
+        assert.equal(SAMPLE_LINES[e.line - 1]!.slice((row['column'] as number) - 1, (row['endColumn'] as number) - 1), e.needle);
+        assert.deepEqual((row['captures'] as { name: string; value: string }[]).map((c) => [c.name, c.value]), e.captures);
+        for (const c of row['captures'] as object[]) assert.deepEqual(Object.keys(c), ['name', 'value']);
+      });
+      // the ANSI line: columns count the escape sequences of the original line
+      const ansi = rows[1]!;
+      assert.ok((SAMPLE_LINES[(ansi['line'] as number) - 1]!).includes('\u001b['));
+    });
+
+    it('columns are UTF-16 units (astral characters before the match count 2)', async () => {
+      const line = '😀😀 é ERROR encode metadata not ready';
+      const r = await inProcess(['scan', '--format', 'json', '-'], `x\n${line}\n`);
+      const row = JSON.parse(r.stdout) as { line: number; column: number; endColumn: number; file: string };
+      assert.equal(row.file, '<stdin>');
+      assert.equal(row.line, 2);
+      assert.equal(row.column, line.indexOf('encode') + 1);
+      assert.equal(row.endColumn, line.length + 1);
+    });
+
+    it('text: file:line:col severity slug: first sentence, then captures, then explanations', () => {
+      const r = cli(['scan', SAMPLE]);
+      assert.equal(r.code, 0, r.stderr);
+      const lines = r.stdout.split('\n');
+      const e0 = EXPECTED[0]!;
+      const first = `${SAMPLE}:${e0.line}:${e0.column} error no-staged-embedding-for-send-req-id-req-id-alr: The decoder called the encoder's /send endpoint for a req_id whose staged embedding has already been released, so enc.send(...) returned False.`;
+      assert.equal(lines[0], first);
+      assert.equal(lines[1], '    req_id = "7d1c0a52"');
+      for (const e of EXPECTED) assert.ok(r.stdout.includes(`${SAMPLE}:${e.line}:${e.column} error `), `${e.line}:${e.column}`);
+      assert.match(r.stdout, /^5 matches of 3 records in 30 lines\. Explanations:$/m);
+      // one explanation per distinct record, with its solutions
+      assert.equal(r.stdout.match(/^#### /gm)?.length, 3);
+      assert.ok(r.stdout.includes('Make the decoder send exactly once per req_id'));
+      assert.ok(!/\u001b/.test(r.stdout.split('Explanations:')[1]!), 'no escape sequences in explanations');
+      const quiet = cli(['scan', '--no-explain', SAMPLE]);
+      assert.ok(!quiet.stdout.includes('####'));
+      assert.match(quiet.stdout, /5 matches of 3 records in 30 lines\n$/);
+    });
+
+    it('count: one JSON object at the end', () => {
+      const r = cli(['scan', '--format', 'count', SAMPLE]);
+      assert.equal(r.code, 0);
+      assert.deepEqual(JSON.parse(r.stdout), { lines: SAMPLE_LINES.length, matches: 5, byRecord: { [SENT]: 2, [META]: 1, [COUNT]: 2 } });
+      assert.equal(r.stdout.trimEnd().split('\n').length, 1);
+    });
+
+    it('sarif: SARIF 2.1.0 with rules from records and located results', () => {
+      const r = cli(['scan', '--format', 'sarif', SAMPLE]);
+      assert.equal(r.code, 0, r.stderr);
+      const log = JSON.parse(r.stdout);
+      assert.equal(log.version, '2.1.0');
+      assert.match(log.$schema, /sarif-2\.1\.0/);
+      assert.equal(log.runs.length, 1);
+      const run = log.runs[0];
+      assert.equal(run.tool.driver.name, 'error-explainer');
+      assert.equal(run.columnKind, 'utf16CodeUnits');
+      const rules = run.tool.driver.rules as { id: string; helpUri: string; shortDescription: { text: string }; help: { markdown: string } }[];
+      assert.deepEqual(rules.map((x) => x.id), [SENT, META, COUNT]);
+      for (const rule of rules) {
+        assert.match(rule.helpUri, /^https:\/\/github\.com\/sgl-project\/sglang\/blob\//);
+        assert.ok(rule.shortDescription.text.length > 0);
+        assert.ok(rule.help.markdown.includes('####'));
+      }
+      assert.equal(run.results.length, EXPECTED.length);
+      run.results.forEach((res: any, i: number) => {
+        const e = EXPECTED[i]!;
+        assert.equal(res.ruleId, e.id);
+        assert.equal(rules[res.ruleIndex]!.id, e.id);
+        assert.equal(res.level, 'error');
+        assert.ok(res.message.text.length > 0);
+        const loc = res.locations[0].physicalLocation;
+        assert.equal(loc.artifactLocation.uri, SAMPLE);
+        assert.deepEqual(
+          [loc.region.startLine, loc.region.startColumn, loc.region.endColumn, loc.region.snippet.text],
+          [e.line, e.column, e.endColumn, e.needle],
+        );
+      });
+    });
+
+    it('sarif with no matches is still a valid log', () => {
+      const r = cli(['scan', '--format', 'sarif', '-'], 'nothing here\n');
+      const log = JSON.parse(r.stdout);
+      assert.deepEqual(log.runs[0].results, []);
+      assert.deepEqual(log.runs[0].tool.driver.rules, []);
+      assert.equal(log.runs[0].results.length, 0);
+    });
+
+    it('reads stdin with -, alongside files', () => {
+      const r = cli(['scan', '--format', 'json', SAMPLE, '-'], 'a\r\nb encode metadata not ready\r\n');
+      const rows = r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as { file: string; line: number; column: number });
+      assert.equal(rows.length, 6);
+      assert.deepEqual([rows[5]!.file, rows[5]!.line, rows[5]!.column], ['<stdin>', 2, 3]);
+    });
+
+    it('--fail-on: exit 1 when a match reaches the severity', () => {
+      assert.equal(cli(['scan', '--format', 'count', '--fail-on', 'error', SAMPLE]).code, 1);
+      assert.equal(cli(['scan', '--format', 'count', '--fail-on', 'warning', SAMPLE]).code, 1);
+      assert.equal(cli(['scan', '--format', 'count', '--fail-on', 'critical', SAMPLE]).code, 0);
+      assert.equal(cli(['scan', '--format', 'count', '--fail-on', 'info', '-'], 'no errors\n').code, 0);
+    });
+
+    it('--records adds user records; --no-bundled drops the bundled ones', () => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'ee-cli-'));
+      try {
+        const file = path.join(dir, 'mine.json');
+        writeFileSync(file, JSON.stringify({ errorMessage: 'disk quota exceeded for {user}', severity: 'critical' }));
+        const input = 'disk quota exceeded for alice\nencode metadata not ready\n';
+        const both = cli(['scan', '--format', 'json', '--records', file, '-'], input);
+        assert.equal(both.stdout.trimEnd().split('\n').length, 2);
+        const only = cli(['scan', '--format', 'json', '--no-bundled', '--records', file, '-'], input);
+        const rows = only.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as { severity: string; captures: { name: string; value: string }[] });
+        assert.equal(rows.length, 1);
+        assert.equal(rows[0]!.severity, 'critical');
+        assert.deepEqual(rows[0]!.captures, [{ name: 'user', value: 'alice' }]);
+        assert.equal(cli(['scan', '--format', 'count', '--fail-on', 'critical', '--records', file, '-'], input).code, 1);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('in-process: main() with injected stdio gives the same JSON as the binary', async () => {
+      const r = await inProcess(['scan', '--format', 'json', SAMPLE]);
+      assert.equal(r.code, 0);
+      assert.equal(r.stdout, cli(['scan', '--format', 'json', SAMPLE]).stdout);
+    });
+  });
+
+  describe('explain', () => {
+    it('renders the matching record for pasted text, with captures', () => {
+      const r = cli(['explain', 'worker:', 'Inconsistent receive_count for req_id=9: registered 2, got 3']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /^### BadRequestError · HTTP 400 · error · sgl-project\/sglang$/m);
+      assert.ok(r.stdout.includes('  expected_destination_count = 3'));
+      assert.ok(r.stdout.includes('#### Solutions'));
+      assert.ok(r.stdout.includes('server.py:724 at 0132848'));
+    });
+    it('reads stdin; --markdown escapes; falls back to closest records by words', () => {
+      const md = cli(['explain', '--markdown', '-'], 'x\nencode metadata not ready\n');
+      assert.ok(md.stdout.includes('meta\\_registry'));
+      const fuzzy = cli(['explain', 'receive', 'count', 'mismatch']);
+      assert.match(fuzzy.stdout, /^No record pattern matches this text; closest record/);
+      assert.ok(fuzzy.stdout.includes('BadRequestError'));
+      const none = cli(['explain', 'zzqx']);
+      assert.deepEqual([none.code, none.stdout], [0, 'No record matches this text.\n']);
+    });
+  });
+
+  describe('validate', () => {
+    it('prints file:line:col: severity: message at the offending value; exit 1 on errors', () => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'ee-val-'));
+      try {
+        const file = path.join(dir, 'bad.json');
+        const text = '[\n  {"errorMessage": "boom {x} happened here", "severity": "fatal"},\n  {"messagePattern": "(a+)+$"}\n]\n';
+        writeFileSync(file, text);
+        const r = cli(['validate', file]);
+        assert.equal(r.code, 1, r.stdout + r.stderr);
+        const lines = text.split('\n');
+        const sevLine = lines.findIndex((l) => l.includes('"fatal"'));
+        const patLine = lines.findIndex((l) => l.includes('(a+)+$'));
+        const out = r.stdout.trimEnd().split('\n');
+        const sev = out.find((l) => l.includes('severity'))!;
+        const pat = out.find((l) => l.includes('messagePattern'))!;
+        assert.ok(sev.startsWith(`${file}:${sevLine + 1}:${lines[sevLine]!.indexOf('"fatal"') + 1}: warning: `), sev);
+        assert.ok(pat.startsWith(`${file}:${patLine + 1}:${lines[patLine]!.indexOf('"(a+)+$"') + 1}: error: `), pat);
+        assert.match(r.stderr, /1 error/);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+    it('the bundled records pass strict validation (exit 0, no output)', () => {
+      const r = cli(['validate', '--strict', 'records/sgl-project/sglang.json']);
+      assert.deepEqual([r.code, r.stdout], [0, '']);
+      assert.match(r.stderr, /^3 records in 1 file: 0 errors/);
+    });
+  });
+
+  describe('line splitting (streaming)', () => {
+    const collect = async (chunks: (string | Buffer)[]) => {
+      const got: [number, string][] = [];
+      const stats = await forEachLine(Readable.from(chunks.map((c) => (typeof c === 'string' ? Buffer.from(c) : c))), (l, n) => got.push([n, l]));
+      return { got, stats };
+    };
+    it('LF, CRLF and lone CR, at every chunk boundary, with multi-byte characters split across chunks', async () => {
+      const text = 'a😀\r\nbé\rc\n\nd\r\n\r\ne';
+      const want = [[1, 'a😀'], [2, 'bé'], [3, 'c'], [4, ''], [5, 'd'], [6, ''], [7, 'e']];
+      const bytes = Buffer.from(text);
+      for (let i = 0; i <= bytes.length; i++) {
+        for (let j = i; j <= bytes.length; j++) {
+          const { got } = await collect([bytes.subarray(0, i), bytes.subarray(i, j), bytes.subarray(j)]);
+          assert.deepEqual(got, want, `split at ${i},${j}`);
+        }
+      }
+      assert.deepEqual((await collect(['x\r'])).got, [[1, 'x']]);
+      assert.deepEqual((await collect(['x\n'])).got, [[1, 'x']]);
+      assert.deepEqual((await collect([''])).got, []);
+    });
+  });
+
+  describe('streaming a large file', () => {
+    // CLI_STREAM_MB=0 skips; default 200 MB (about 10 s here: generation + scan)
+    const MB = Number(process.env['CLI_STREAM_MB'] ?? 200);
+    let dir = '';
+    after(() => dir && rmSync(dir, { recursive: true, force: true }));
+
+    (MB > 0 ? it : it.skip)(`scans ${MB} MB with bounded memory and finds every planted match`, async () => {
+      dir = mkdtempSync(path.join(os.tmpdir(), 'ee-big-'));
+      const file = path.join(dir, 'big.log');
+      const hook = path.join(dir, 'rss.js');
+      writeFileSync(hook, "process.on('exit', () => require('fs').writeSync(2, 'MAXRSS_KB ' + process.resourceUsage().maxRSS + '\\n'));\n");
+      const filler = '[2026-08-28 05:10:37 DP0 TP0] Decode batch. #running-req: 3, #token: 4312, token usage: 0.01, cuda graph: True, gen throughput (token/s): 211.35\n';
+      const hit = '[2026-08-28 05:10:38 MM-Encoder] ERROR: Inconsistent receive_count for req_id=r1: registered 2, got 1\r\n';
+      const block = filler.repeat(999) + hit; // 1 match per 1000 lines
+      const blocks = Math.ceil((MB * 1024 * 1024) / block.length);
+      const ws = createWriteStream(file);
+      const buf = Buffer.from(block.repeat(50));
+      for (let i = 0; i < blocks / 50; i++) if (!ws.write(buf)) await new Promise((r) => ws.once('drain', r));
+      await new Promise<void>((r) => ws.end(r));
+      const totalBlocks = Math.ceil(blocks / 50) * 50;
+
+      const t0 = Date.now();
+      const child = spawn(process.execPath, ['-r', hook, CLI, 'scan', '--format', 'count', file], { cwd: ROOT });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (b) => (stdout += b));
+      child.stderr.on('data', (b) => (stderr += b));
+      const code = await new Promise<number | null>((r) => child.on('close', r));
+      const seconds = (Date.now() - t0) / 1000;
+      assert.equal(code, 0, stderr);
+      const count = JSON.parse(stdout) as { lines: number; matches: number; byRecord: Record<string, number> };
+      assert.equal(count.lines, totalBlocks * 1000);
+      assert.equal(count.matches, totalBlocks);
+      assert.deepEqual(count.byRecord, { [COUNT]: totalBlocks });
+      const rssMb = Number(/MAXRSS_KB (\d+)/.exec(stderr)![1]) / 1024;
+      console.log(`      ${MB} MB: ${seconds.toFixed(1)} s (${(MB / seconds).toFixed(0)} MB/s incl. startup), max RSS ${rssMb.toFixed(0)} MB`);
+      // Constant memory: far below the file size (node itself takes ~40-60 MB).
+      assert.ok(rssMb < Math.min(160, MB * 0.8 + 60), `max RSS ${rssMb} MB`);
+    });
+  });
+});
