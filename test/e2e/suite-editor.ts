@@ -1,0 +1,351 @@
+// Editor features in a real VS Code against test/fixtures/e2e-basic (trusted workspace):
+// hover with captures, diagnostics that follow edits, code actions in a .py file and the exact
+// text they leave, the Search command through the real QuickPick, explain selection / clipboard /
+// text, errors in this file, record view, copy, raise site, snippet insertion, hot reload.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as vscode from 'vscode';
+import { runMocha } from './lib/mocha';
+import {
+  api,
+  closeAllEditors,
+  fixtureUri,
+  hoverText,
+  openFixture,
+  poll,
+  posOf,
+  rangeOf,
+  recordDocs,
+  tuple,
+} from './lib/util';
+
+const RECEIVE_COUNT_ID = 'a5259f8458270c81'; // bundled sglang record with three captures
+const METADATA_ID = '12c38bb1afed0ec1'; // bundled "encode metadata not ready"
+const GATEWAY_ID = '7e57000000000001'; // workspace record (.error-records/team.json)
+
+/** Markdown with its backslash escapes removed: the text a reader sees. */
+function plain(md: string): string {
+  return md.replace(/\\([\\`*_{}[\]()#!|<>&~$.+=-])/g, '$1');
+}
+
+async function revertAll(): Promise<void> {
+  for (const doc of vscode.workspace.textDocuments) {
+    if (doc.isDirty && doc.uri.scheme === 'file') {
+      await vscode.window.showTextDocument(doc);
+      await vscode.commands.executeCommand('workbench.action.files.revert');
+    }
+  }
+  await closeAllEditors();
+}
+
+function diagnosticsOf(uri: vscode.Uri): vscode.Diagnostic[] {
+  return vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'error-explainer' || d.source === 'Error Explainer' || /error.?explainer/i.test(d.source ?? ''));
+}
+
+/** Runs a command that shows a picker, waits for its items, accepts the active one through VS Code. */
+async function acceptInPicker<T>(
+  kind: string,
+  run: () => Thenable<T>,
+  itemsReady: (items: string[]) => boolean,
+  moveDown = 0,
+): Promise<{ result: T; items: string[] }> {
+  const a = await api();
+  const pending = run();
+  const state = await poll(`the ${kind} picker to show its items`, () => {
+    const p = a.picker();
+    return p && p.kind === kind && !p.busy && itemsReady(p.items) ? p : undefined;
+  });
+  for (let i = 0; i < moveDown; i++) await vscode.commands.executeCommand('workbench.action.quickOpenSelectNext');
+  await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+  const result = await pending;
+  return { result, items: state.items };
+}
+
+export function run(): Promise<void> {
+  return runMocha('editor', () => {
+    before(async () => {
+      const a = await api();
+      await a.ready();
+      await poll('records loaded', () => (a.lastStatus()?.records ?? 0) >= 4);
+    });
+    afterEach(revertAll);
+
+    describe('hover', () => {
+      it('explains a matched log line with its captures', async () => {
+        const editor = await openFixture('logs/app.log');
+        const doc = editor.document;
+        const md = await poll('a hover on the receive_count line', async () =>
+          hoverText(doc.uri, posOf(doc, 'Inconsistent receive_count', 4)),
+        );
+        const text = plain(md);
+        assert.match(text, /BadRequestError · HTTP \d+ · error · sgl-project\/sglang/);
+        assert.ok(text.includes('register_embedding_destinations memoizes the expected receive_count'), text);
+        // captures: name and value of each of the three holes
+        assert.match(text, /\| req_id \| req-42 \|/);
+        assert.match(text, /\| registered_count \| 2 \|/);
+        assert.match(text, /\| expected_destination_count \| 3 \|/);
+        // the only command links are the extension's own
+        const commands = [...md.matchAll(/command:([\w.]+)/g)].map((m) => m[1]);
+        assert.ok(commands.length > 0, 'hover has no action links');
+        for (const c of commands) assert.ok(c?.startsWith('errorExplainer.'), `foreign command link ${c}`);
+      });
+
+      it('explains a workspace record and gives nothing on an ordinary line', async () => {
+        const doc = (await openFixture('logs/app.log')).document;
+        const md = await poll('a hover on the gateway line', () => hoverText(doc.uri, posOf(doc, 'did not answer', 2)));
+        assert.ok(plain(md).includes('The payment gateway did not respond before the client-side timeout expired.'), md);
+        assert.match(plain(md), /\| gateway \| stripe-eu \|/);
+        assert.match(plain(md), /\| seconds \| 30 \|/);
+        assert.equal(await hoverText(doc.uri, posOf(doc, 'worker 3 started', 2)), '');
+      });
+    });
+
+    describe('diagnostics', () => {
+      it('appear for each known error and follow edits', async () => {
+        const editor = await openFixture('logs/app.log');
+        const doc = editor.document;
+        const initial = await poll('three diagnostics', () => {
+          const d = diagnosticsOf(doc.uri);
+          return d.length === 3 ? d : undefined;
+        });
+        const ranges = initial.map((d) => tuple(d.range)).sort((x, y) => x[0] - y[0]);
+        assert.deepEqual(ranges[0], tuple(rangeOf(doc, 'encode metadata not ready')));
+        // The receive_count diagnostic covers the matched span (from the message to its last capture).
+        assert.deepEqual(ranges[1], tuple(rangeOf(doc, 'Inconsistent receive_count for req_id=req-42: registered 2, got 3')));
+
+        // Append a line with a known error: one more diagnostic, on the new line.
+        const end = doc.lineAt(doc.lineCount - 1).range.end;
+        assert.ok(await editor.edit((b) => b.insert(end, '\n2026-11-29 10:00:08 ERROR encode metadata not ready')));
+        const after = await poll('a fourth diagnostic on the appended line', () => {
+          const d = diagnosticsOf(doc.uri);
+          return d.length === 4 && d.some((x) => x.range.start.line === doc.lineCount - 1) ? d : undefined;
+        });
+        assert.equal(after.length, 4);
+
+        // Delete the gateway line: its diagnostic goes, the others move up.
+        const gw = posOf(doc, 'PaymentGatewayTimeout: gateway').line;
+        assert.ok(await editor.edit((b) => b.delete(doc.lineAt(gw).rangeIncludingLineBreak)));
+        await poll('the gateway diagnostic to go', () => {
+          const d = diagnosticsOf(doc.uri);
+          return d.length === 3 && d.every((x) => !doc.lineAt(x.range.start.line).text.includes('PaymentGatewayTimeout'));
+        });
+        const lines = diagnosticsOf(doc.uri).map((d) => doc.lineAt(d.range.start.line).text);
+        assert.ok(lines.every((l) => /encode metadata not ready|Inconsistent receive_count/.test(l)), lines.join('\n'));
+      });
+    });
+
+    describe('code actions in a .py file', () => {
+      let GATEWAY_PY = '';
+      before(() => {
+        GATEWAY_PY = fs.readFileSync(fixtureUri('payments/gateway.py').fsPath, 'utf8');
+      });
+
+      it('"Insert validation" leaves the snippet, indented, above the raise line', async () => {
+        // Matching the log makes the record "seen" (the raise line names its class anyway).
+        await openFixture('logs/app.log');
+        const editor = await openFixture('payments/gateway.py');
+        const doc = editor.document;
+        const at = posOf(doc, 'raise PaymentGatewayTimeout');
+        const actions = await poll('code actions on the raise line', async () => {
+          const list = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, new vscode.Range(at, at));
+          return list?.some((a) => a.title.startsWith('Insert validation for PaymentGatewayTimeout')) ? list : undefined;
+        });
+        const action = actions.find((a) => a.title.startsWith('Insert validation for PaymentGatewayTimeout'));
+        assert.ok(action?.edit, 'the validation action carries a workspace edit');
+        assert.ok(await vscode.workspace.applyEdit(action.edit));
+        const expected = GATEWAY_PY.replace(
+          '        raise PaymentGatewayTimeout(f"gateway',
+          [
+            '        # error-explainer: payment-gateway-timeout (acme/payments, raised at payments/gateway.py:8)',
+            '        if not gateway.healthy():',
+            '            raise PaymentGatewayTimeout(gateway.name)',
+            '        raise PaymentGatewayTimeout(f"gateway',
+          ].join('\n'),
+        );
+        assert.equal(doc.getText(), expected);
+      });
+
+      it('"Insert try/catch" surrounds the selected lines', async () => {
+        await openFixture('logs/app.log'); // the gateway record is seen in the log
+        const editor = await openFixture('payments/gateway.py');
+        const doc = editor.document;
+        const line = posOf(doc, 'response = gateway.post(order)').line;
+        const range = doc.lineAt(line).range;
+        editor.selection = new vscode.Selection(range.start, range.end);
+        const actions = await poll('a try/catch action for the selection', async () => {
+          const list = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, range);
+          return list?.some((a) => a.title.startsWith('Insert try/catch for PaymentGatewayTimeout')) ? list : undefined;
+        });
+        const action = actions.find((a) => a.title.startsWith('Insert try/catch for PaymentGatewayTimeout'));
+        assert.ok(action?.edit);
+        assert.ok(await vscode.workspace.applyEdit(action.edit));
+        const expected = GATEWAY_PY.replace(
+          '    response = gateway.post(order)\n',
+          [
+            '    # error-explainer: payment-gateway-timeout (acme/payments, raised at payments/gateway.py:8)',
+            '    try:',
+            '        response = gateway.post(order)',
+            '    except PaymentGatewayTimeout:',
+            '        retry_with_same_idempotency_key(order)',
+            '',
+          ].join('\n'),
+        );
+        assert.equal(doc.getText(), expected);
+      });
+
+      it('"Insert Handling Snippet" inserts the chosen kind at the cursor line', async () => {
+        const editor = await openFixture('payments/gateway.py');
+        const doc = editor.document;
+        const at = posOf(doc, 'if response is None');
+        editor.selection = new vscode.Selection(at, at);
+        const inserted = await vscode.commands.executeCommand<string>('errorExplainer.insertSnippet', { id: GATEWAY_ID, kind: 'validation' });
+        assert.equal(
+          inserted,
+          '    # error-explainer: payment-gateway-timeout (acme/payments, raised at payments/gateway.py:8)\n' +
+            '    if not gateway.healthy():\n' +
+            '        raise PaymentGatewayTimeout(gateway.name)\n',
+        );
+        assert.equal(doc.getText(), GATEWAY_PY.replace('    if response is None:', `${inserted}    if response is None:`));
+      });
+    });
+
+    describe('search', () => {
+      it('queries the server from the QuickPick and opens the chosen record', async () => {
+        const { result, items } = await acceptInPicker(
+          'search',
+          () => vscode.commands.executeCommand<string | undefined>('errorExplainer.search', { query: 'receive_count' }),
+          (items) => items.length > 0,
+        );
+        assert.ok(items[0]?.startsWith('Inconsistent receive_count for req_id='), items.join(' | '));
+        assert.equal(result, RECEIVE_COUNT_ID);
+        const view = await poll('the record view', () => recordDocs().find((d) => d.uri.path.includes(RECEIVE_COUNT_ID)));
+        const text = plain(view.getText());
+        assert.ok(text.includes('register_embedding_destinations memoizes'), text);
+        // the whole record: solutions, snippets and the source window with its lines
+        assert.match(text, /#### Solutions/);
+        assert.match(text, /#### Source \(lines \d+–\d+\)/);
+        // the Markdown preview shows it
+        await poll('a Markdown preview tab', () =>
+          vscode.window.tabGroups.all.flatMap((g) => g.tabs).some((t) => t.input instanceof vscode.TabInputWebview && /markdown/i.test(t.input.viewType)),
+        );
+      });
+
+      it('moves through the results with the quick-open commands', async () => {
+        const { result, items } = await acceptInPicker(
+          'search',
+          () => vscode.commands.executeCommand<string | undefined>('errorExplainer.search', { query: 'MMError' }),
+          (items) => items.length >= 2,
+          1,
+        );
+        const second = items[1] ?? '';
+        const view = await poll('the record view of the second hit', () => recordDocs().find((d) => d.uri.path.includes(String(result))));
+        assert.ok(plain(view.getText()).includes(second.replace(/\{(\w+)\}/g, '{$1}').slice(0, 20)), `${second} not in the view`);
+      });
+
+      it('closes without opening anything when dismissed', async () => {
+        const a = await api();
+        const pending = vscode.commands.executeCommand<string | undefined>('errorExplainer.search', { query: 'metadata' });
+        await poll('search results', () => a.picker()?.kind === 'search' && (a.picker()?.items.length ?? 0) > 0);
+        await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+        assert.equal(await pending, undefined);
+      });
+    });
+
+    describe('explain', () => {
+      it('explains the selection and opens the record with its captures', async () => {
+        const editor = await openFixture('logs/app.log');
+        editor.selection = new vscode.Selection(
+          posOf(editor.document, 'PaymentGatewayTimeout: gateway'),
+          posOf(editor.document, 'within 30s', 'within 30s'.length),
+        );
+        const id = await vscode.commands.executeCommand<string>('errorExplainer.explainSelection');
+        assert.equal(id, GATEWAY_ID);
+        const view = await poll('the record view', () => recordDocs().find((d) => d.uri.path.includes(GATEWAY_ID)));
+        const text = plain(view.getText());
+        assert.match(text, /\| gateway \| stripe-eu \|/);
+        assert.ok(text.includes('Retry with the same idempotency key'), text);
+      });
+
+      it('offers a picker when the selection holds several errors', async () => {
+        const editor = await openFixture('logs/app.log');
+        const doc = editor.document;
+        editor.selection = new vscode.Selection(new vscode.Position(0, 0), doc.lineAt(doc.lineCount - 1).range.end);
+        const { result, items } = await acceptInPicker(
+          'explain',
+          () => vscode.commands.executeCommand<string>('errorExplainer.explainSelection'),
+          (items) => items.length === 3,
+        );
+        assert.deepEqual(
+          [...items].sort(),
+          ['Inconsistent receive_count for req_id={req_id}: registered {registered_count}, got {expected_destination_count}', 'encode metadata not ready', 'gateway {gateway} did not answer within {seconds}s'].sort(),
+        );
+        assert.ok([METADATA_ID, RECEIVE_COUNT_ID, GATEWAY_ID].includes(String(result)));
+      });
+
+      it('explains the clipboard and a given text', async () => {
+        await vscode.env.clipboard.writeText('worker failed: encode metadata not ready');
+        assert.equal(await vscode.commands.executeCommand('errorExplainer.explainClipboard'), METADATA_ID);
+        assert.equal(
+          await vscode.commands.executeCommand('errorExplainer.explainText', 'Inconsistent receive_count for req_id=7: registered 1, got 4'),
+          RECEIVE_COUNT_ID,
+        );
+        assert.equal(await vscode.commands.executeCommand('errorExplainer.explainText', 'all good here'), undefined);
+      });
+
+      it('lists the errors in this file and jumps to the chosen one', async () => {
+        const editor = await openFixture('logs/app.log');
+        const { result, items } = await acceptInPicker(
+          'fileErrors',
+          () => vscode.commands.executeCommand<number>('errorExplainer.showErrorsInFile'),
+          (items) => items.length === 3,
+        );
+        assert.equal(result, 3);
+        assert.ok(items.every((i) => i.startsWith('1× ')), items.join(' | '));
+        const active = vscode.window.activeTextEditor;
+        assert.equal(active?.document.uri.toString(), editor.document.uri.toString());
+        const selected = active.document.getText(active.selection);
+        assert.ok(items[0]?.includes(selected.slice(0, 10)) || selected.length > 0, 'the selection is on the chosen error');
+      });
+    });
+
+    describe('record actions', () => {
+      it('copies the explanation as Markdown', async () => {
+        const md = await vscode.commands.executeCommand<string>('errorExplainer.copyExplanation', { id: GATEWAY_ID });
+        assert.ok(md && md.includes('The payment gateway did not respond'), md);
+        assert.equal(await vscode.env.clipboard.readText(), md);
+      });
+
+      it('goes to the local raise site', async () => {
+        const target = await vscode.commands.executeCommand<string>('errorExplainer.goToRaiseSite', { id: GATEWAY_ID });
+        assert.ok(target?.endsWith('payments/gateway.py'), target);
+        const editor = await poll('the raise site editor', () =>
+          vscode.window.activeTextEditor?.document.uri.path.endsWith('payments/gateway.py') ? vscode.window.activeTextEditor : undefined,
+        );
+        assert.equal(editor.selection.active.line, 7); // lineNumber 8, 1-based
+      });
+    });
+
+    describe('hot reload', () => {
+      it('a record file written into .error-records/ takes effect without a restart', async () => {
+        const doc = (await openFixture('logs/app.log')).document;
+        const pos = posOf(doc, 'cache shard s-07', 3);
+        assert.equal(await hoverText(doc.uri, pos), '', 'no record knows this line yet');
+        const record = {
+          id: '7e57000000000002',
+          repo: 'acme/cache',
+          slug: 'cache-shard-read-only',
+          errorMessage: 'cache shard {shard} is read-only',
+          errorClass: 'ReadOnlyShard',
+          documentation: 'The shard was switched to read-only after its disk filled up.',
+        };
+        fs.writeFileSync(fixtureUri('.error-records/hot.json').fsPath, JSON.stringify([record], null, 2));
+        const md = await poll('the new record in the hover', () => hoverText(doc.uri, pos), 30000, 250);
+        assert.ok(plain(md).includes('The shard was switched to read-only after its disk filled up.'), md);
+        assert.match(plain(md), /\| shard \| s-07 \|/);
+        await poll('a diagnostic for the new record', () =>
+          diagnosticsOf(doc.uri).some((d) => doc.lineAt(d.range.start.line).text.includes('cache shard s-07')),
+        );
+      });
+    });
+  });
+}
