@@ -21,7 +21,7 @@ import { throwIfCancelled } from './runSafe';
 import { documentLanguage, ensureEol, snippetTarget } from './snippets';
 
 export const MAX_RECORDS = 5;
-const TITLE_MESSAGE_CHARS = 60;
+const TITLE_MESSAGE_CHARS = 80;
 
 export async function codeActions(
   ctx: ServerContext,
@@ -187,6 +187,6 @@ function editAction(title: string, uri: string, edits: TextEdit[]): CodeAction {
 export function label(r: ErrorRecord): string {
   const cls = r.errorClass || r.errorCode || r.errorType;
   let msg = r.errorMessage.replace(/\s+/g, ' ').trim();
-  if (msg.length > TITLE_MESSAGE_CHARS) msg = msg.slice(0, TITLE_MESSAGE_CHARS - 1) + '…';
+  if (msg.length > TITLE_MESSAGE_CHARS) msg = msg.slice(0, TITLE_MESSAGE_CHARS - 1).trimEnd() + '…';
   return `${cls}: ${msg}`;
 }

@@ -1,0 +1,229 @@
+// A minimal LSP client for protocol tests: spawns the BUILT server (`node dist/server.js --stdio`),
+// speaks JSON-RPC over its stdio (a MessageConnection: it takes catch-all handlers), answers the server's requests (workspace/configuration,
+// client/registerCapability, workspace/diagnostic/refresh) and records its notifications.
+// Tests poll with `waitFor`, never sleep.
+import { ChildProcess, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import {
+  ClientCapabilities,
+  createMessageConnection,
+  Diagnostic,
+  InitializeParams,
+  InitializeResult,
+  MessageConnection,
+  PublishDiagnosticsParams,
+  StreamMessageReader,
+  StreamMessageWriter,
+} from 'vscode-languageserver-protocol/node';
+
+export const REPO = path.resolve(__dirname, '..', '..');
+export const SERVER = path.join(REPO, 'dist', 'server.js');
+export const FIXTURE = path.join(REPO, 'test', 'fixtures', 'workspace');
+export const BUNDLED = path.join(REPO, 'records');
+
+export function uriOf(p: string): string {
+  return pathToFileURL(p).href;
+}
+
+/** A fresh copy of the fixture workspace (tests edit record files in it). */
+export function copyFixture(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ee-ws-'));
+  fs.cpSync(FIXTURE, dir, { recursive: true });
+  return dir;
+}
+
+export const FULL_CAPABILITIES: ClientCapabilities = {
+  workspace: {
+    configuration: true,
+    workspaceFolders: true,
+    didChangeConfiguration: { dynamicRegistration: true },
+    didChangeWatchedFiles: { dynamicRegistration: true, relativePatternSupport: true },
+    diagnostics: { refreshSupport: true },
+  },
+  textDocument: {
+    synchronization: { dynamicRegistration: false, didSave: true },
+    hover: { contentFormat: ['markdown', 'plaintext'] },
+    diagnostic: { dynamicRegistration: false, relatedDocumentSupport: false },
+    publishDiagnostics: { relatedInformation: true, versionSupport: true },
+    codeAction: { codeActionLiteralSupport: { codeActionKind: { valueSet: ['', 'quickfix', 'refactor'] } } },
+    documentLink: { tooltipSupport: true },
+    definition: { linkSupport: false },
+  },
+};
+
+/** Capabilities of an older plain client: no pull diagnostics, no configuration, no watchers. */
+export const PUSH_ONLY_CAPABILITIES: ClientCapabilities = {
+  textDocument: {
+    synchronization: { didSave: true },
+    hover: { contentFormat: ['markdown', 'plaintext'] },
+    publishDiagnostics: { relatedInformation: true },
+  },
+};
+
+export interface StartOptions {
+  workspace: string;
+  capabilities?: ClientCapabilities;
+  initializationOptions?: Record<string, unknown>;
+  /** The errorExplainer section answered for workspace/configuration (per scopeUri if a function). */
+  settings?: Record<string, unknown> | ((scopeUri: string | undefined) => Record<string, unknown>);
+}
+
+export class TestClient {
+  readonly notifications: { method: string; params: unknown }[] = [];
+  readonly published = new Map<string, PublishDiagnosticsParams>();
+  readonly registrations: { id: string; method: string; registerOptions?: unknown }[] = [];
+  readonly configurationRequests: unknown[] = [];
+  refreshRequests = 0;
+  stderr = '';
+  settings: StartOptions['settings'];
+  initializeResult!: InitializeResult;
+  private versions = new Map<string, number>();
+
+  private constructor(
+    readonly proc: ChildProcess,
+    readonly conn: MessageConnection,
+    readonly workspace: string,
+  ) {}
+
+  static async start(opts: StartOptions): Promise<TestClient> {
+    const proc = spawn(process.execPath, [SERVER, '--stdio'], { cwd: REPO, stdio: ['pipe', 'pipe', 'pipe'] });
+    const conn = createMessageConnection(new StreamMessageReader(proc.stdout!), new StreamMessageWriter(proc.stdin!));
+    const client = new TestClient(proc, conn, opts.workspace);
+    client.settings = opts.settings ?? {};
+    proc.stderr!.on('data', (d) => (client.stderr += String(d)));
+    conn.onNotification((method, params) => {
+      client.notifications.push({ method, params });
+      if (method === 'textDocument/publishDiagnostics') {
+        const p = params as PublishDiagnosticsParams;
+        client.published.set(p.uri, p);
+      }
+    });
+    conn.onRequest((method, params) => {
+      switch (method) {
+        case 'workspace/configuration': {
+          client.configurationRequests.push(params);
+          const items = (params as { items: { scopeUri?: string; section?: string }[] }).items;
+          return items.map((it) => {
+            const s = typeof client.settings === 'function' ? client.settings(it.scopeUri) : client.settings;
+            return it.section === 'errorExplainer' ? s : null;
+          });
+        }
+        case 'client/registerCapability':
+          for (const r of (params as { registrations: { id: string; method: string; registerOptions?: unknown }[] }).registrations) {
+            client.registrations.push(r);
+          }
+          return null;
+        case 'client/unregisterCapability':
+          return null;
+        case 'workspace/diagnostic/refresh':
+          client.refreshRequests++;
+          return null;
+        default:
+          return null;
+      }
+    });
+    conn.listen();
+    const init: InitializeParams = {
+      processId: process.pid,
+      rootUri: uriOf(opts.workspace),
+      workspaceFolders: [{ uri: uriOf(opts.workspace), name: 'ws' }],
+      capabilities: opts.capabilities ?? FULL_CAPABILITIES,
+      initializationOptions: { bundledRecordsPath: BUNDLED, workspaceTrusted: true, ...opts.initializationOptions },
+    };
+    client.initializeResult = await conn.sendRequest('initialize', init);
+    await conn.sendNotification('initialized', {});
+    return client;
+  }
+
+  uri(rel: string): string {
+    return uriOf(path.join(this.workspace, rel));
+  }
+
+  text(rel: string): string {
+    return fs.readFileSync(path.join(this.workspace, rel), 'utf8');
+  }
+
+  async open(rel: string, languageId: string, text = this.text(rel)): Promise<string> {
+    const uri = this.uri(rel);
+    this.versions.set(uri, 1);
+    await this.conn.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId, version: 1, text } });
+    return uri;
+  }
+
+  async change(uri: string, changes: { range?: { start: Pos; end: Pos }; text: string }[]): Promise<void> {
+    const version = (this.versions.get(uri) ?? 1) + 1;
+    this.versions.set(uri, version);
+    await this.conn.sendNotification('textDocument/didChange', { textDocument: { uri, version }, contentChanges: changes });
+  }
+
+  request<R>(method: string, params?: unknown): Promise<R> {
+    return this.conn.sendRequest(method, params) as Promise<R>;
+  }
+
+  async pull(uri: string, previousResultId?: string): Promise<{ kind: string; resultId?: string; items?: Diagnostic[] }> {
+    return this.request('textDocument/diagnostic', { textDocument: { uri }, ...(previousResultId ? { previousResultId } : {}) });
+  }
+
+  notificationsOf(method: string): unknown[] {
+    return this.notifications.filter((n) => n.method === method).map((n) => n.params);
+  }
+
+  async stop(): Promise<void> {
+    try {
+      await Promise.race([this.conn.sendRequest('shutdown'), new Promise((r) => setTimeout(r, 2000))]);
+      await this.conn.sendNotification('exit');
+    } catch {
+      // already gone
+    }
+    this.conn.dispose();
+    if (this.proc.exitCode === null) {
+      const exited = new Promise((r) => this.proc.once('exit', r));
+      const t = setTimeout(() => this.proc.kill(), 2000);
+      await exited;
+      clearTimeout(t);
+    }
+  }
+}
+
+export interface Pos {
+  line: number;
+  character: number;
+}
+
+/** Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
+export async function waitFor<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v !== undefined && v !== false) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Position of the `occurrence`-th `needle` in `text` (+ `offset` characters). */
+export function positionOf(text: string, needle: string, offset = 0, occurrence = 1): Pos {
+  let idx = -1;
+  for (let i = 0; i < occurrence; i++) {
+    idx = text.indexOf(needle, idx + 1);
+    if (idx < 0) throw new Error(`"${needle}" not found`);
+  }
+  idx += offset;
+  const before = text.slice(0, idx);
+  const line = before.split(/\r\n|\r|\n/).length - 1;
+  const lineStart = Math.max(before.lastIndexOf('\n'), before.lastIndexOf('\r')) + 1;
+  return { line, character: idx - lineStart };
+}
+
+/** 0-based index of the first line containing `needle`. */
+export function lineOf(text: string, needle: string): number {
+  return positionOf(text, needle).line;
+}
