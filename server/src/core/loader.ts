@@ -232,10 +232,15 @@ function syntaxMessage(e: ParseError): string {
   return `JSON syntax error: ${SYNTAX_MESSAGES[name] ?? name}`;
 }
 
-const spanOfError = (e: ParseError, base: number, textLength: number): Span => ({
-  offset: base + e.offset,
-  length: e.length > 0 ? e.length : e.offset < textLength ? 1 : 0,
-});
+/** Where a syntax error is. For a control character in a string, jsonc-parser reports the whole
+ * string; point at the character itself. `text` is the text the offsets refer to (after `base`). */
+function spanOfError(e: ParseError, base: number, text: string): Span {
+  if (printParseErrorCode(e.error) === 'InvalidCharacter') {
+    for (let i = base + e.offset; i < base + e.offset + e.length && i < text.length; i++)
+      if (text.charCodeAt(i) < 0x20) return { offset: i, length: 1 };
+  }
+  return { offset: base + e.offset, length: e.length > 0 ? e.length : base + e.offset < text.length ? 1 : 0 };
+}
 
 /** Whole-file recovery for text JSON.parse rejected. */
 function recoverJson(ctx: FileContext): void {
@@ -285,7 +290,7 @@ function recoverJson(ctx: FileContext): void {
     if (shown++ >= MAX_SYNTAX_ERRORS) break;
     let k = elementAt(e.offset);
     if (k < 0 && bad.has(elementAt(e.offset - 1))) k = elementAt(e.offset - 1); // the end of a truncated record
-    ctx.report(spanOfError(e, 0, text.length), k >= 0 ? formatPath(pathOf(k)) : '(file)', 'error', syntaxMessage(e) + skipNote(k));
+    ctx.report(spanOfError(e, 0, text), k >= 0 ? formatPath(pathOf(k)) : '(file)', 'error', syntaxMessage(e) + skipNote(k));
   }
   if (shown > MAX_SYNTAX_ERRORS) ctx.report(undefined, '(file)', 'error', `more JSON syntax errors not shown (at most ${MAX_SYNTAX_ERRORS} are reported)`);
   for (const o of limited.tooDeep) {
@@ -350,7 +355,7 @@ function parseJsonLines(ctx: FileContext): void {
         if (limited.tooDeep.length > 0)
           ctx.report({ offset: start + limited.tooDeep[0]!, length: 1 }, formatPath(base), 'error', `JSON nested deeper than ${MAX_JSON_DEPTH} levels; line skipped`);
         else if (first)
-          ctx.report(spanOfError(first, start, text.length), formatPath(base), 'error', `${syntaxMessage(first)}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}; line skipped`);
+          ctx.report(spanOfError(first, start, text), formatPath(base), 'error', `${syntaxMessage(first)}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}; line skipped`);
         else ctx.report({ offset: start, length: line.length }, formatPath(base), 'error', `JSON syntax error: ${(e as Error).message}; line skipped`);
       }
       if (ok) {
