@@ -330,7 +330,7 @@ describe('cli', function () {
       const blocks = Math.ceil((MB * 1024 * 1024) / block.length);
       const ws = createWriteStream(file);
       const buf = Buffer.from(block.repeat(50));
-      for (let i = 0; i < blocks / 50; i++) if (!ws.write(buf)) await new Promise((r) => ws.once('drain', r));
+      for (let i = 0; i < blocks / 50; i++) if (!ws.write(buf)) await new Promise<void>((r) => ws.once('drain', () => r()));
       await new Promise<void>((r) => ws.end(r));
       const totalBlocks = Math.ceil(blocks / 50) * 50;
 
