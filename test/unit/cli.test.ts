@@ -178,6 +178,24 @@ describe('cli', function () {
         assert.ok(rule.shortDescription.text.length > 0);
         assert.ok(rule.help.markdown.includes('####'));
       }
+      // Properties allowed by the SARIF 2.1.0 schema (additionalProperties: false) for the objects we write.
+      const allowed = (o: object, keys: string[], what: string) =>
+        assert.deepEqual(Object.keys(o).filter((k) => !keys.includes(k)), [], `unknown ${what} properties`);
+      allowed(log, ['$schema', 'version', 'runs', 'inlineExternalProperties', 'properties'], 'sarifLog');
+      allowed(run, ['tool', 'results', 'columnKind', 'artifacts', 'invocations', 'properties', 'originalUriBaseIds'], 'run');
+      allowed(run.tool.driver, ['name', 'version', 'semanticVersion', 'rules', 'informationUri', 'fullName', 'properties'], 'toolComponent');
+      for (const rule of rules) {
+        allowed(rule, ['id', 'name', 'shortDescription', 'fullDescription', 'helpUri', 'help', 'defaultConfiguration', 'properties'], 'reportingDescriptor');
+        const tags = (rule as unknown as { properties: { tags: string[] } }).properties.tags;
+        assert.equal(new Set(tags).size, tags.length, 'propertyBag tags are unique');
+        assert.ok(['error', 'warning', 'note', 'none'].includes((rule as unknown as { defaultConfiguration: { level: string } }).defaultConfiguration.level));
+      }
+      for (const res of run.results) {
+        allowed(res, ['ruleId', 'ruleIndex', 'level', 'message', 'locations', 'properties'], 'result');
+        allowed(res.locations[0], ['physicalLocation'], 'location');
+        allowed(res.locations[0].physicalLocation, ['artifactLocation', 'region'], 'physicalLocation');
+        allowed(res.locations[0].physicalLocation.region, ['startLine', 'startColumn', 'endColumn', 'snippet'], 'region');
+      }
       assert.equal(run.results.length, EXPECTED.length);
       run.results.forEach((res: any, i: number) => {
         const e = EXPECTED[i]!;

@@ -206,7 +206,7 @@ class SarifReporter implements Reporter {
         },
         defaultConfiguration: { level: LEVEL[r.severity] ?? 'warning' },
         properties: {
-          tags: [...r.tags, r.repo, r.errorType],
+          tags: [...new Set([...r.tags, r.repo, r.errorType])], // SARIF: unique strings
           precision: 'high',
           'problem.severity': LEVEL[r.severity] === 'note' ? 'recommendation' : (LEVEL[r.severity] ?? 'warning'),
           repo: r.repo,
