@@ -308,6 +308,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   connection.onDidChangeConfiguration((p) =>
     runSafeNotification(log, 'didChangeConfiguration', async () => {
       settings.changed(p.settings);
+      epoch++; // requests from now on use the new settings (reload bumps it again)
       for (const d of documents.all()) d.logLike = undefined;
       await ready;
       await reload(false);
