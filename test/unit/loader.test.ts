@@ -147,6 +147,16 @@ describe('loader: record forms', () => {
     );
   });
 
+  it('reports an empty folder as info', async () => {
+    const dir = path.join(tmp, 'empty');
+    fs.mkdirSync(dir);
+    const r = await loadRecordsFromPath(dir);
+    assert.deepEqual(
+      r.problems.map((p) => [p.severity, p.file]),
+      [['info', dir]],
+    );
+  });
+
   it('reports a missing path instead of throwing', async () => {
     const r = await loadRecordsFromPath(path.join(tmp, 'does-not-exist.json'));
     assert.equal(r.records.length, 0);
@@ -228,6 +238,18 @@ describe('loader: located problems', () => {
     assert.equal(l.records.length, 2);
     assert.equal(l.problems[0]!.path, '[2].severity');
     assertAt(l.problems[0], lines, '"fatal"');
+  });
+
+  it('warns about a field given twice, at the ignored occurrence (valid and recovering parser)', () => {
+    const rec = '{"errorMessage": "twice severity record", "severity": "info", "severity": "critical"}';
+    for (const text of [`[${rec}]`, `[${rec} {"errorMessage": "comma is missing before me"}]`]) {
+      const r = parseRecordText(text, 'dup-key.json');
+      assert.equal(r.records[0]!.severity, 'critical');
+      const w = byPath(r, '[0].severity');
+      assert.equal(w.length, 1, JSON.stringify(r.problems));
+      assert.equal(w[0]!.severity, 'warning');
+      assertAt(w[0], text, '"severity"');
+    }
   });
 
   it('counts columns in UTF-16 units after astral characters', () => {

@@ -128,6 +128,7 @@ function lazy(make: () => Locator): Locator {
   return {
     value: (p) => (loc ??= make()).value(p),
     key: (p) => (loc ??= make()).key(p),
+    duplicateKeys: (p) => (loc ??= make()).duplicateKeys(p),
   };
 }
 
@@ -136,6 +137,7 @@ function withPrefix(prefixLength: number, inner: Locator): Locator {
   return {
     value: (p) => inner.value(p.slice(prefixLength)),
     key: (p) => (p.length > prefixLength ? inner.key(p.slice(prefixLength)) : undefined),
+    duplicateKeys: (p) => inner.duplicateKeys(p.slice(prefixLength)),
   };
 }
 
@@ -162,6 +164,9 @@ function processEntry(ctx: FileContext, value: unknown, base: PathSeg[], loc: Lo
     raw = value.record;
     recPath = [...base, 'record'];
   }
+  if (isObject(raw))
+    for (const d of loc.duplicateKeys(recPath))
+      ctx.report(d.span, formatPath([...recPath, d.key]), 'warning', `duplicate field "${d.key}": this value is ignored, the last one is used`);
   const { record, issues } = validateRecord(raw, { strict: ctx.strict });
   for (const issue of issues) {
     const p = [...recPath, ...issue.path];
@@ -470,6 +475,8 @@ export async function loadRecordsFromPath(p: string, opts: LoadOptions = {}): Pr
   try {
     const walked = await listRecordFiles(p);
     const parts: LoadResult[] = [{ records: [], problems: walked.problems.map((w) => fileProblem(w.file, 'error', w.message)), files: [], sources: [] }];
+    if (walked.files.length === 0 && walked.problems.length === 0)
+      parts[0]!.problems.push(fileProblem(p, 'info', 'no record files (*.json, *.jsonl, *.ndjson, optionally .gz) in this folder'));
     for (const file of walked.files) parts.push(await loadFile(file, opts));
     const all: LoadResult = { records: [], problems: [], files: [], sources: [] };
     for (const part of parts) {

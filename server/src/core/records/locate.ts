@@ -20,6 +20,9 @@ export interface Locator {
   value(path: readonly PathSeg[]): Span | undefined;
   /** The property name whose value is at `path`. */
   key(path: readonly PathSeg[]): Span | undefined;
+  /** Property names of the object at `path` that occur more than once: every occurrence but the
+   * last (JSON.parse keeps the last value). */
+  duplicateKeys(path: readonly PathSeg[]): { key: string; span: Span }[];
 }
 
 /** Render a path as `[3].record.httpStatus`; the empty path is `(root)`. */
@@ -189,6 +192,17 @@ export function outlineLocator(text: string, base = 0, kidDepth = 4): Locator {
       const w = walk(path);
       return w && { offset: w.node.o, length: w.node.e - w.node.o };
     },
+    duplicateKeys(path) {
+      const node = walk(path)?.node;
+      if (!node?.keys) return [];
+      const keys = node.keys;
+      if (new Set(keys).size === keys.length) return [];
+      const out: { key: string; span: Span }[] = [];
+      keys.forEach((k, i) => {
+        if (keys.lastIndexOf(k) !== i) out.push({ key: k, span: { offset: node.keyO![i]!, length: node.keyE![i]! - node.keyO![i]! } });
+      });
+      return out;
+    },
     key(path) {
       const w = walk(path);
       if (!w || !w.parent || !w.parent.keyO) return undefined;
@@ -207,6 +221,18 @@ export function jsoncLocator(root: JsonNode | undefined, base = 0): Locator {
     value(path) {
       const node = root && (path.length === 0 ? root : findNodeAtLocation(root, path as PathSeg[]));
       return node && { offset: base + node.offset, length: node.length };
+    },
+    duplicateKeys(path) {
+      const node = root && (path.length === 0 ? root : findNodeAtLocation(root, path as PathSeg[]));
+      if (node?.type !== 'object' || !node.children) return [];
+      const names = node.children.map((p) => (p.children?.[0]?.value as string | undefined) ?? '');
+      if (new Set(names).size === names.length) return [];
+      const out: { key: string; span: Span }[] = [];
+      names.forEach((k, i) => {
+        const keyNode = node.children![i]!.children?.[0];
+        if (keyNode && names.lastIndexOf(k) !== i) out.push({ key: k, span: { offset: base + keyNode.offset, length: keyNode.length } });
+      });
+      return out;
     },
     key(path) {
       if (!root || path.length === 0) return undefined;
