@@ -1,7 +1,9 @@
 // error-explainer CLI entry (bundled to dist/cli.js). Parses the subcommand and dispatches to
 // commands/<name>.ts; every failure becomes a one-line message and exit code 2 (no stack trace).
 import { type Command, EXIT_OK, EXIT_USAGE, type Io, IoError, UsageError } from './command';
+import { dataset } from './commands/dataset';
 import { explain } from './commands/explain';
+import { extract } from './commands/extract';
 import { scan } from './commands/scan';
 import { validate } from './commands/validate';
 import { VERSION } from './version';
@@ -11,7 +13,8 @@ export const COMMANDS: Command[] = [
   scan,
   explain,
   validate,
-  // dataset, extract: added by their own modules (one line each)
+  dataset,
+  extract,
 ];
 
 function help(): string {

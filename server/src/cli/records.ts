@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { Catalog } from '../core/catalog';
 import { loadRecordsFromPath, mergeRecordSets } from '../core/loader';
 import type { LoadResult } from '../core/loader';
-import type { RecordOrigin, RecordProblem } from '../core/record';
+import type { ErrorRecord, RecordOrigin, RecordProblem } from '../core/record';
 import { IoError } from './command';
 
 /**
@@ -38,14 +38,16 @@ export interface LoadedCatalog {
   problems: RecordProblem[];
 }
 
-/** Loads bundled (unless noBundled) + user record paths; problems are returned, never thrown. */
-export async function loadCatalog(recordPaths: string[], noBundled: boolean): Promise<LoadedCatalog> {
+/** Loads bundled (unless noBundled) + user record paths; problems are returned, never thrown.
+ * `datasetRecords` (scan --dataset) rank between bundled and user records on duplicate ids. */
+export async function loadCatalog(recordPaths: string[], noBundled: boolean, datasetRecords?: ErrorRecord[]): Promise<LoadedCatalog> {
   const sets: { origin: RecordOrigin; result: LoadResult }[] = [];
   if (!noBundled) {
     const bundled = bundledRecordsPath();
     if (!bundled) throw new IoError('bundled records not found (use --records PATH or --no-bundled)');
     sets.push({ origin: 'bundled', result: await loadRecordsFromPath(bundled, { strict: true }) });
   }
+  if (datasetRecords) sets.push({ origin: 'dataset', result: { records: datasetRecords, problems: [], files: [] } });
   for (const p of recordPaths) {
     checkReadable(p, 'records');
     sets.push({ origin: 'user', result: await loadRecordsFromPath(p, { strict: false }) });

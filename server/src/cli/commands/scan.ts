@@ -1,6 +1,8 @@
 // `error-explainer scan`: stream log files (or stdin) through the catalog and report every match.
 import { createReadStream } from 'node:fs';
+import * as path from 'node:path';
 import type { Readable } from 'node:stream';
+import { defaultCacheDir, loadDatasetRecords } from '../../core/dataset';
 import { SEVERITIES, type Severity, severityRank } from '../../core/record';
 import { flag, parseArgs, stringOption, stringsOption } from '../args';
 import { type Command, EXIT_FINDINGS, EXIT_OK, IoError, type Io, UsageError } from '../command';
@@ -10,13 +12,15 @@ import { checkReadable, formatProblem, loadCatalog } from '../records';
 import { FORMATS, type Format, createReporter } from '../reporters';
 import { VERSION } from '../version';
 
-const USAGE = `error-explainer scan [--records PATH]... [--no-bundled] [--format text|json|count|sarif] [--fail-on SEVERITY] [--no-explain] FILE...
+const USAGE = `error-explainer scan [--records PATH]... [--no-bundled] [--dataset [--cache DIR]] [--format text|json|count|sarif] [--fail-on SEVERITY] [--no-explain] FILE...
 
 Scans log files (\`-\` = stdin) line by line, in constant memory, and reports every line that
 matches an error record.
 
   --records PATH     also load records from PATH (file, .gz, JSON Lines, folder); repeatable
   --no-bundled       do not load the bundled records
+  --dataset          also match with the cached ErrLookup dataset (see \`error-explainer dataset sync\`)
+  --cache DIR        dataset cache folder (default as for \`dataset\`)
   --format F         text (default): file:line:col severity slug: first sentence, then captures,
                        then one explanation per matched record (see --no-explain)
                      json: JSON Lines, one object per match
@@ -32,7 +36,7 @@ export const scan: Command = {
   summary: 'scan log files for known errors (text, json, count, sarif)',
   usage: USAGE,
   async run(args: string[], io: Io): Promise<number> {
-    const p = parseArgs(args, { records: 'strings', 'no-bundled': 'boolean', format: 'string', 'fail-on': 'string', 'no-explain': 'boolean' });
+    const p = parseArgs(args, { records: 'strings', 'no-bundled': 'boolean', format: 'string', 'fail-on': 'string', 'no-explain': 'boolean', dataset: 'boolean', cache: 'string' });
     if (flag(p, 'help')) {
       io.stdout.write(USAGE + '\n');
       return EXIT_OK;
@@ -49,7 +53,9 @@ export const scan: Command = {
     if (files.filter((f) => f === '-').length > 1) throw new UsageError('stdin (-) can be scanned only once');
     for (const f of files) if (f !== '-') checkReadable(f, 'file');
 
-    const { catalog, problems } = await loadCatalog(stringsOption(p, 'records'), flag(p, 'no-bundled'));
+    const datasetRecords = flag(p, 'dataset') ? await loadDatasetRecords(path.resolve(io.cwd, stringOption(p, 'cache') ?? defaultCacheDir(io.env)), { full: true }) : undefined;
+    if (datasetRecords?.length === 0) io.stderr.write('error-explainer: no dataset cached (run `error-explainer dataset sync`)\n');
+    const { catalog, problems } = await loadCatalog(stringsOption(p, 'records'), flag(p, 'no-bundled'), datasetRecords);
     for (const pr of problems) if (pr.severity === 'error') io.stderr.write(formatProblem(pr) + '\n');
 
     const out = new Output(io.stdout);

@@ -62,9 +62,11 @@ interface State {
   attemptedAt: number | null;
   failure: DatasetFailure | null;
   optedIn: boolean;
+  /** Repository selection saved by the CLI (`dataset sync --repos`); the extension uses its setting. */
+  repos: string[] | null;
 }
 
-const EMPTY_STATE: State = { url: null, current: null, datasetVersion: null, checkedAt: null, attemptedAt: null, failure: null, optedIn: false };
+const EMPTY_STATE: State = { url: null, current: null, datasetVersion: null, checkedAt: null, attemptedAt: null, failure: null, optedIn: false, repos: null };
 /** After a failed sync, try again after this long (or refreshHours when shorter). */
 const RETRY_AFTER_FAILURE_MS = 60 * 60 * 1000;
 
@@ -172,6 +174,21 @@ export class DatasetStore {
     this.tryWriteState(s);
     if (!this.memState) this.memState = s;
     this.memState.optedIn = on;
+  }
+
+  /** The saved repository selection (null: none saved). */
+  savedSelection(): string[] | null {
+    return this.readState().repos;
+  }
+  saveSelection(repos: string[]): void {
+    const s = this.readState();
+    s.repos = repos;
+    this.writeState(s);
+  }
+
+  /** The base URL of the live cached version (a store opened on an existing cache can use it). */
+  static cachedUrl(cacheDir: string): string | null {
+    return readJsonFile<Partial<State>>(path.join(path.resolve(cacheDir), 'state.json'))?.url ?? null;
   }
 
   /** When the next manifest poll is due (ms since epoch); 0 = now. */

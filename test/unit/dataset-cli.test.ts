@@ -1,0 +1,136 @@
+// CLI: `dataset sync|status|suggest`, `scan --dataset` and `extract`, in-process against the loopback server.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { main } from '../../server/src/cli/main';
+import { FIXTURE_DATASET, FixtureServer } from './datasetServer';
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+async function run(args: string[], cwd: string, env: Record<string, string | undefined> = {}): Promise<Run> {
+  const out = new PassThrough();
+  const err = new PassThrough();
+  const chunks: Buffer[] = [];
+  const errChunks: Buffer[] = [];
+  out.on('data', (c: Buffer) => chunks.push(c));
+  err.on('data', (c: Buffer) => errChunks.push(c));
+  const code = await main(args, { stdin: Readable.from([]), stdout: out, stderr: err, cwd, env: { HOME: cwd, ...env } });
+  return { code, stdout: Buffer.concat(chunks).toString('utf8'), stderr: Buffer.concat(errChunks).toString('utf8') };
+}
+
+describe('dataset CLI', () => {
+  let server: FixtureServer;
+  let tmp: string;
+  before(async () => {
+    server = await FixtureServer.start();
+  });
+  after(async () => {
+    await server.close();
+  });
+  beforeEach(() => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ee-dataset-cli-'));
+    server.requests.length = 0;
+  });
+  afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  it('dataset sync --repos, status, then scan --dataset explains with the full records', async () => {
+    const cache = path.join(tmp, 'cache');
+    const sync = await run(['dataset', 'sync', '--url', server.base('a', 'current'), '--repos', 'axios/axios,psf/requests', '--cache', cache], tmp);
+    assert.equal(sync.code, 0, sync.stderr);
+    assert.match(sync.stdout, /updated to 2026-11-20T00:00:00.000Z \(10 errors, 9 repositories\)/);
+    assert.match(sync.stdout, /axios\/axios: 2 records/);
+    assert.equal(server.count('/a/data/repos/axios/axios.json'), 1);
+
+    const status = await run(['dataset', 'status', '--cache', cache, '--json'], tmp);
+    assert.equal(status.code, 0);
+    const st = JSON.parse(status.stdout);
+    assert.equal(st.rows, 10);
+    assert.deepEqual(st.selection, ['axios/axios', 'psf/requests']);
+    assert.deepEqual(st.cachedRepos, ['axios/axios', 'psf/requests']);
+
+    const log = path.join(tmp, 'app.log');
+    fs.writeFileSync(log, [
+      'GET /api/orders 200',
+      'AxiosError: Request failed with status code 503',
+      'panic: unknown command "frob" for "app"', // spf13/cobra: not selected
+    ].join('\n') + '\n');
+    // the network is not needed for scanning
+    await server.close();
+    const scan = await run(['scan', '--dataset', '--cache', cache, '--no-bundled', '--format', 'json', log], tmp);
+    server = await FixtureServer.start();
+    assert.equal(scan.code, 0, scan.stderr);
+    const matches = scan.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    assert.equal(matches.length, 1, scan.stdout);
+    assert.equal(matches[0].line, 2);
+    assert.match(JSON.stringify(matches[0]), /request-failed|err-bad-response/);
+    // text output carries the explanation from the cached full record
+    const text = await run(['scan', '--dataset', '--cache', cache, '--no-bundled', log], tmp);
+    assert.match(text.stdout, /validateStatus/);
+  });
+
+  it('scan --dataset without a cache says so and still scans', async () => {
+    const log = path.join(tmp, 'x.log');
+    fs.writeFileSync(log, 'nothing\n');
+    const r = await run(['scan', '--dataset', '--cache', path.join(tmp, 'none'), '--no-bundled', log], tmp);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /no dataset cached/);
+  });
+
+  it('a failed sync exits 2 and keeps the cache; status shows the failure', async () => {
+    const cache = path.join(tmp, 'cache');
+    assert.equal((await run(['dataset', 'sync', '--url', server.base('b', 'current'), '--cache', cache], tmp)).code, 0);
+    server.setVariant('b', 'next');
+    server.overrides.set('/b/data/index.json.gz', { body: '<html>maintenance</html>', contentType: 'text/html' });
+    try {
+      const r = await run(['dataset', 'sync', '--cache', cache], tmp);
+      assert.equal(r.code, 2);
+      assert.match(r.stderr, /HTML page.*keeping the cached dataset 2026-11-20/);
+    } finally {
+      server.overrides.clear();
+    }
+    const st = await run(['dataset', 'status', '--cache', cache], tmp);
+    assert.match(st.stdout, /version:\s+2026-11-20/);
+    assert.match(st.stdout, /last failure: .*HTML/);
+  });
+
+  it('dataset suggest maps the workspace dependencies', async () => {
+    const cache = path.join(tmp, 'cache');
+    await run(['dataset', 'sync', '--url', server.base('c', 'current'), '--cache', cache], tmp);
+    const r = await run(['dataset', 'suggest', path.join(FIXTURE_DATASET, 'workspace'), '--cache', cache], tmp);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^pg \(api\/package\.json\) -> brianc\/node-postgres: 1 errors \[known package → repository\]$/m);
+    assert.match(r.stdout, /axios, express, pg and 5 more have 9 explained errors — use them\?/);
+    assert.match(r.stdout, /dataset sync --repos axios\/axios,expressjs\/express,brianc\/node-postgres,/);
+  });
+
+  it('extract writes the same file twice and rejects bad arguments', async () => {
+    const src = path.join(__dirname, '..', 'fixtures', 'extract', 'src');
+    const out = path.join(tmp, 'records.json');
+    const sha = 'a'.repeat(40);
+    const r1 = await run(['extract', src, '--repo', 'acme/shop', '--sha', sha, '--out', out], tmp);
+    assert.equal(r1.code, 0, r1.stderr);
+    assert.match(r1.stderr, /^17 records from 5 source files/);
+    const first = fs.readFileSync(out);
+    const r2 = await run(['extract', src, '--repo', 'acme/shop', '--sha', sha, '--out', out], tmp);
+    assert.equal(r2.code, 0);
+    assert.ok(first.equals(fs.readFileSync(out)), 'byte-identical');
+    const recs = JSON.parse(first.toString('utf8'));
+    assert.equal(recs.length, 17);
+    assert.ok(recs.every((r: { githubUrl: string }) => r.githubUrl.startsWith(`https://github.com/acme/shop/blob/${sha}/`)));
+    // the written file loads as records and matches a line
+    const log = path.join(tmp, 'svc.log');
+    fs.writeFileSync(log, 'ERROR OrderNotFoundException: Order 42 does not exist\n');
+    const scan = await run(['scan', '--records', out, '--no-bundled', '--format', 'json', log], tmp);
+    assert.equal(scan.code, 0, scan.stderr);
+    assert.equal(scan.stdout.trim().split('\n').length, 1);
+
+    assert.equal((await run(['extract', src], tmp)).code, 2);
+    assert.equal((await run(['extract', src, '--repo', 'not a repo'], tmp)).code, 2);
+    assert.equal((await run(['extract', path.join(tmp, 'missing'), '--repo', 'a/b'], tmp)).code, 2);
+  });
+});
