@@ -7,6 +7,7 @@ import {
   countHoles,
   DEFAULT_REPO,
   defaultId,
+  isAnchored,
   MAX_HOLES,
   messagePatternProblem,
   RECORD_FIELDS,
@@ -55,6 +56,8 @@ describe('validate: strict (ErrLookup records)', () => {
     ['errorMessage', ''],
     ['messagePattern', 'unclosed (group'],
     ['messagePattern', 7],
+    ['messagePattern', '^no staged embedding for /send'],
+    ['messagePattern', 'no staged embedding for /send$'],
     ['errorType', 'error'],
     ['errorClass', ['x']],
     ['httpStatus', 99],
@@ -302,6 +305,17 @@ describe('validate: helpers', () => {
     for (const r of bundled) assert.equal(slugFromMessage(r.errorMessage), r.slug);
     assert.ok(slugFromMessage('a'.repeat(200)).length <= 48);
     assert.equal(slugFromMessage('日本語'), '');
+  });
+
+  it('detects anchored patterns (an escaped \\$ is a literal)', () => {
+    assert.equal(isAnchored('^abc'), true);
+    assert.equal(isAnchored('abc$'), true);
+    assert.equal(isAnchored('cost \\$'), false);
+    assert.equal(isAnchored('back\\\\$'), true);
+    assert.equal(isAnchored('a ^ b'), false);
+    const v = validateRecord({ messagePattern: '^Fatal: (.+?) crashed' });
+    assert.ok(v.record);
+    assert.equal(v.issues[0]!.severity, 'warning');
   });
 
   it('counts holes and unbounded repeats outside classes and escapes', () => {

@@ -197,10 +197,23 @@ function githubUrlProblem(s: string): string | undefined {
   return undefined;
 }
 
+/** Whether a pattern is anchored at the start (^) or end (unescaped $). ErrLookup patterns are
+ * unanchored: they are searched for anywhere in a line (or in a JSON string value of it). */
+export function isAnchored(pattern: string): boolean {
+  if (pattern.startsWith('^')) return true;
+  if (!pattern.endsWith('$')) return false;
+  let bs = 0;
+  for (let i = pattern.length - 2; i >= 0 && pattern[i] === '\\'; i--) bs++;
+  return bs % 2 === 0;
+}
+
+const ANCHORED = 'must be unanchored (no leading ^ or trailing $): patterns are searched for anywhere in a line';
+
 const patternCheck: Check = (v) => {
   if (typeof v !== 'string' || v === '') return { message: `must be a non-empty string (a JavaScript regex source), got ${describe(v)}` };
   const p = messagePatternProblem(v);
-  return p ? { message: p } : undefined;
+  if (p) return { message: p };
+  return isAnchored(v) ? { message: ANCHORED } : undefined;
 };
 
 const RULES: Record<Field, Check> = {
@@ -412,6 +425,8 @@ export function validateRecord(raw: unknown, opts: ValidateOptions = {}): Valida
         return { record: undefined, issues };
       }
       pattern = rawPattern;
+      if (isAnchored(rawPattern))
+        issues.push({ path: ['messagePattern'], at: 'value', severity: 'warning', message: `messagePattern is anchored; it only matches where the anchor allows (ErrLookup patterns are unanchored)` });
     } else
       issues.push({
         path: ['messagePattern'],
