@@ -24,14 +24,33 @@ const MAX_EXPANSIONS = 512;
 /** Fuzzy hits below this share of the query's weight are noise. */
 const MIN_FUZZY = 0.15;
 
-/** Lowercase word tokens (letters/digits), camelCase and snake_case parts added; length >= 2. */
-export function tokenize(text: string): string[] {
-  const out: string[] = [];
-  const words = text.split(/[^\p{L}\p{N}_]+/u);
-  for (const w of words) {
-    if (!w) continue;
+const NON_ASCII_WORD = /[\p{L}\p{N}]/u;
+
+function isWordChar(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  if (c < 128) return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+  return NON_ASCII_WORD.test(text[i]!) || (c >= 0xd800 && c <= 0xdfff && NON_ASCII_WORD.test(text.slice(i, i + 2)));
+}
+
+/** A boundary inside a word: snake_case, camelCase or an acronym before a word (HTTPServer). */
+const HAS_PARTS = /_|[\p{Ll}\p{N}]\p{Lu}|\p{Lu}\p{Lu}\p{Ll}/u;
+
+/** Lowercase word tokens (letters/digits/_), camelCase and snake_case parts added; length >= 2. */
+export function tokenize(text: string, out: string[] = []): string[] {
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    if (!isWordChar(text, i)) {
+      i++;
+      continue;
+    }
+    let j = i + 1;
+    while (j < n && isWordChar(text, j)) j++;
+    const w = text.slice(i, j);
+    i = j;
     const lower = w.toLowerCase();
     if (lower.length >= 2) out.push(lower);
+    if (!HAS_PARTS.test(w)) continue;
     const parts = w
       .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1_$2')
       .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1_$2')
@@ -42,25 +61,26 @@ export function tokenize(text: string): string[] {
   return out;
 }
 
-function recordTokens(r: ErrorRecord): Set<string> {
-  const set = new Set<string>();
-  const add = (s: string | null | undefined) => {
-    if (s) for (const t of tokenize(s)) set.add(t);
-  };
-  add(r.errorMessage);
-  add(r.errorClass);
-  for (const t of r.tags ?? []) add(t);
-  add(r.repo);
-  add(r.errorCode);
-  if (r.httpStatus != null) set.add(String(r.httpStatus));
-  return set;
+function recordTokens(r: ErrorRecord, into: string[]): string[] {
+  into.length = 0;
+  if (r.errorMessage) tokenize(r.errorMessage, into);
+  if (r.errorClass) tokenize(r.errorClass, into);
+  for (const t of r.tags ?? []) tokenize(t, into);
+  if (r.repo) tokenize(r.repo, into);
+  if (r.errorCode) tokenize(r.errorCode, into);
+  if (r.httpStatus != null) into.push(String(r.httpStatus));
+  return into;
 }
 
 export class SearchIndex {
   private readonly byCode = new Map<string, number[]>();
   private readonly byId = new Map<string, number>();
   private readonly bySlug = new Map<string, number[]>();
-  private postings: Map<string, Int32Array> | undefined;
+  /** token -> token id; postings of id t are flat[offsets[t] .. offsets[t + 1]) (ascending record indices). */
+  private tokenIds: Map<string, number> | undefined;
+  private offsets = new Int32Array(1);
+  private flat = new Int32Array(0);
+  /** Every token, sorted (prefix expansion by binary search). */
   private vocab: string[] = [];
   private scores: Float64Array | undefined;
 
@@ -74,16 +94,58 @@ export class SearchIndex {
 
   /** Builds the token index (done lazily by the first fuzzy search; call to pay the cost up front). */
   buildIndex(): void {
-    if (this.postings) return;
-    const lists = new Map<string, number[]>();
-    this.records.forEach((r, i) => {
-      for (const t of recordTokens(r)) push(lists, t, i);
-    });
-    const postings = new Map<string, Int32Array>();
-    for (const [t, l] of lists) postings.set(t, Int32Array.from(l));
-    this.postings = postings;
-    this.vocab = [...postings.keys()].sort();
+    if (this.tokenIds) return;
+    // One pass collects (token id, record) pairs in growable typed arrays, then a counting sort
+    // by token id lays the postings out flat: no per-token arrays, little garbage.
+    const ids = new Map<string, number>();
+    let lastDoc = new Int32Array(1024).fill(-1);
+    let pairTok = new Int32Array(1 << 16);
+    let pairDoc = new Int32Array(1 << 16);
+    let pairs = 0;
+    const buf: string[] = [];
+    for (let d = 0; d < this.records.length; d++) {
+      for (const t of recordTokens(this.records[d]!, buf)) {
+        let id = ids.get(t);
+        if (id === undefined) {
+          id = ids.size;
+          ids.set(t, id);
+          if (id >= lastDoc.length) {
+            const grown = new Int32Array(lastDoc.length * 2).fill(-1);
+            grown.set(lastDoc);
+            lastDoc = grown;
+          }
+        }
+        if (lastDoc[id] === d) continue; // a token repeated within one record
+        lastDoc[id] = d;
+        if (pairs === pairTok.length) {
+          const t2 = new Int32Array(pairs * 2);
+          t2.set(pairTok);
+          pairTok = t2;
+          const d2 = new Int32Array(pairs * 2);
+          d2.set(pairDoc);
+          pairDoc = d2;
+        }
+        pairTok[pairs] = id;
+        pairDoc[pairs++] = d;
+      }
+    }
+    const offsets = new Int32Array(ids.size + 1);
+    for (let i = 0; i < pairs; i++) offsets[pairTok[i]! + 1]!++;
+    for (let t = 0; t < ids.size; t++) offsets[t + 1]! += offsets[t]!;
+    const fill = offsets.slice(0, ids.size);
+    const flat = new Int32Array(pairs);
+    for (let i = 0; i < pairs; i++) flat[fill[pairTok[i]!]!++] = pairDoc[i]!; // records ascending per token
+    this.tokenIds = ids;
+    this.offsets = offsets;
+    this.flat = flat;
+    this.vocab = [...ids.keys()].sort();
     this.scores = new Float64Array(this.records.length);
+  }
+
+  /** Postings of a token: ascending record indices, or undefined. */
+  private postingsOf(token: string): Int32Array | undefined {
+    const id = this.tokenIds!.get(token);
+    return id === undefined ? undefined : this.flat.subarray(this.offsets[id]!, this.offsets[id + 1]!);
   }
 
   search(query: string, limit = 20, patternMatches?: PatternMatcher): SearchHit[] {
@@ -119,7 +181,6 @@ export class SearchIndex {
   /** Fuzzy token hits: score in (0, 1], the matched share of the query's IDF weight. */
   fuzzy(query: string, limit: number): { index: number; score: number }[] {
     this.buildIndex();
-    const postings = this.postings!;
     const scores = this.scores!;
     const n = this.records.length;
     if (n === 0) return [];
@@ -133,7 +194,7 @@ export class SearchIndex {
 
     tokens.forEach((t, k) => {
       const isLast = k === tokens.length - 1;
-      const exact = postings.get(t);
+      const exact = this.postingsOf(t);
       if (!(isLast && prefixLast && t.length >= 2)) {
         if (!exact) {
           total += maxIdf;
@@ -155,7 +216,7 @@ export class SearchIndex {
       for (let e = 0; e < MAX_EXPANSIONS && lo < this.vocab.length && this.vocab[lo]!.startsWith(t); lo++, e++) {
         const v = this.vocab[lo]!;
         if (v === t) continue;
-        const list = postings.get(v)!;
+        const list = this.postingsOf(v)!;
         const w = idf(list.length) * PREFIX_FACTOR;
         weight = Math.max(weight, w);
         for (const d of list) if ((best.get(d) ?? 0) < w) best.set(d, w);
@@ -167,19 +228,25 @@ export class SearchIndex {
       }
     });
 
+    const recs = this.records;
+    const better = (a: { index: number; score: number }, b: { index: number; score: number }) =>
+      b.score - a.score ||
+      severityRank(recs[a.index]!.severity) - severityRank(recs[b.index]!.severity) ||
+      (recs[a.index]!.id < recs[b.index]!.id ? -1 : recs[a.index]!.id > recs[b.index]!.id ? 1 : 0);
+    // Top-k selection: `out` stays sorted and at most `limit` long, so a query touching every
+    // record costs one pass, not a sort of 100k hits.
     const out: { index: number; score: number }[] = [];
     for (const d of touched) {
       const s = Math.min(1, scores[d]! / total);
       scores[d] = 0;
-      if (s >= MIN_FUZZY) out.push({ index: d, score: s });
+      if (s < MIN_FUZZY) continue;
+      const hit = { index: d, score: s };
+      if (out.length >= limit && better(hit, out[out.length - 1]!) >= 0) continue;
+      let k = out.length;
+      while (k > 0 && better(hit, out[k - 1]!) < 0) k--;
+      out.splice(k, 0, hit);
+      if (out.length > limit) out.pop();
     }
-    const recs = this.records;
-    out.sort(
-      (a, b) =>
-        b.score - a.score ||
-        severityRank(recs[a.index]!.severity) - severityRank(recs[b.index]!.severity) ||
-        (recs[a.index]!.id < recs[b.index]!.id ? -1 : recs[a.index]!.id > recs[b.index]!.id ? 1 : 0),
-    );
     return out.slice(0, limit);
   }
 }
