@@ -16,7 +16,7 @@
 import { MIN_LITERAL_CHARS, MAX_PATTERN_LENGTH, parseSimplePattern, patternInfo, patternProblem } from './pattern';
 import { lineViews, needsViews, type LineView } from './text';
 import { ChainMatcher, RegexMatcher, hasTerminator, terminators, type RawMatch } from './engine/matchers';
-import { GramCounts, Q, TIER_LENGTHS, Tier } from './engine/prefilter';
+import { GramCounts, TIERS, Tier } from './engine/prefilter';
 
 export interface EngineEntry {
   id: string;
@@ -56,6 +56,8 @@ export interface EngineStats {
 }
 
 const WORD = /[A-Za-z0-9_]/;
+/** Tiers with at most this many records are not scanned; their keys are searched with indexOf. */
+const DIRECT_MAX = 16;
 
 /** True when `code` occurs in `text` with no word character directly before or after it. */
 export function hasToken(text: string, code: string): boolean {
@@ -101,7 +103,7 @@ function classify(pattern: string): { matcher: Matcher; literals: string[]; lite
   let longest = '';
   for (const l of info.requiredLiterals) if (l.length > longest.length) longest = l;
   // the RegexMatcher's key is its longest required literal (the prefilter key is a window of it)
-  return { matcher: new RegexMatcher(pattern, longest || null, trailingGroup), literals: info.requiredLiterals, literalLength: info.literalLength };
+  return { matcher: new RegexMatcher(pattern, longest || null, trailingGroup, info.requiredLiterals), literals: info.requiredLiterals, literalLength: info.literalLength };
 }
 
 export class MatchEngine {
@@ -114,6 +116,8 @@ export class MatchEngine {
   private readonly keys: string[];
   private readonly tiers: Tier[];
   private readonly unkeyed: number[] = [];
+  /** Records of sparse tiers: their keys are searched with indexOf. */
+  private readonly direct: number[] = [];
   private readonly compare: (a: LineMatch, b: LineMatch) => number;
 
   // per-call scratch
@@ -153,36 +157,54 @@ export class MatchEngine {
       else regex++;
     }
 
-    // 2. rarity of q-grams across all literals
-    const grams = new GramCounts(n > 200_000 ? 23 : n > 20_000 ? 22 : 18);
-    for (let i = 0; i < n; i++) if (this.matchers[i]) for (const l of literals[i]!) if (l.length >= Q) grams.addLiteral(l);
-
-    // 3. one key per record, in the longest tier its literals allow
-    const tierFor = new Map<number, Tier>();
-    for (const m of TIER_LENGTHS) tierFor.set(m, new Tier(m, Math.min(m, Q)));
+    // 2. one key per record, in the longest tier its literals allow, chosen by rarity of its
+    //    q-grams across all records' literals (counted once per q actually used)
+    const tiers = TIERS.map(([m, q]) => new Tier(m, q));
+    const tierOf = new Int8Array(n).fill(-1);
     for (let i = 0; i < n; i++) {
       if (!this.matchers[i]) continue;
       let longest = 0;
       for (const l of literals[i]!) if (l.length > longest) longest = l.length;
-      const m = TIER_LENGTHS.find((len) => len <= longest);
-      if (m === undefined) {
-        this.unkeyed.push(i);
-        continue;
+      const t = tiers.findIndex((tier) => tier.m <= longest);
+      if (t < 0) this.unkeyed.push(i);
+      else tierOf[i] = t;
+    }
+    const countsByQ = new Map<number, GramCounts>();
+    const bits = n > 200_000 ? 23 : n > 20_000 ? 22 : 18;
+    for (let i = 0; i < n; i++) {
+      const t = tierOf[i]!;
+      if (t < 0) continue;
+      const q = tiers[t]!.q;
+      if (!countsByQ.has(q)) {
+        const counts = new GramCounts(q, bits);
+        for (let k = 0; k < n; k++) if (this.matchers[k]) for (const l of literals[k]!) if (l.length >= q) counts.addLiteral(l);
+        countsByQ.set(q, counts);
       }
-      let best = { key: '', cost: Infinity };
+      const counts = countsByQ.get(q)!;
+      const m = tiers[t]!.m;
+      let bestKey = '';
+      let bestCost = Infinity;
       for (const l of literals[i]!) {
         if (l.length < m) continue;
-        const w = grams.bestWindow(l, m);
-        if (w.cost < best.cost) best = { key: l.slice(w.start, w.start + m), cost: w.cost };
+        const w = counts.bestWindow(l, m);
+        if (w.cost < bestCost) {
+          bestCost = w.cost;
+          bestKey = l.slice(w.start, w.start + m);
+        }
       }
-      this.keys[i] = best.key;
-      tierFor.get(m)!.add(i);
+      this.keys[i] = bestKey;
+      tiers[t]!.add(i);
     }
     const tierStats: EngineStats['tiers'] = [];
     this.tiers = [];
     let indexBytes = 0;
-    for (const t of tierFor.values()) {
+    for (const t of tiers) {
       if (t.size === 0) continue;
+      if (t.size <= DIRECT_MAX) {
+        // a whole strided pass for a handful of keys costs more than an indexOf per key
+        for (const rec of t.records) this.direct.push(rec);
+        continue;
+      }
       tierStats.push({ m: t.m, records: t.size, stride: t.stride });
       t.build(this.keys);
       indexBytes += t.bytes();
@@ -219,7 +241,10 @@ export class MatchEngine {
   mightMatch(line: string): boolean {
     if (this.unkeyed.length > 0) return true;
     const texts = needsViews(line) ? lineViews(line).map((v) => v.text) : [line];
-    for (const t of texts) for (const tier of this.tiers) if (tier.any(t, this.keys)) return true;
+    for (const t of texts) {
+      for (const tier of this.tiers) if (tier.any(t, this.keys)) return true;
+      for (const rec of this.direct) if (t.indexOf(this.keys[rec]!) >= 0) return true;
+    }
     return false;
   }
 
@@ -237,6 +262,7 @@ export class MatchEngine {
     }
     const st = this.viewStamp;
     for (const tier of this.tiers) tier.scan(text, this.keys, this.seen, st, out);
+    for (const rec of this.direct) if (text.indexOf(this.keys[rec]!) >= 0) out.push(rec);
     for (const rec of this.unkeyed) out.push(rec);
   }
 

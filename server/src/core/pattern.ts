@@ -8,6 +8,8 @@ export const HOLE = '(.+?)';
 
 /** Characters ErrLookup escapes when deriving a pattern from a message. */
 const SPECIAL = '.*+?^${}()|[]\\';
+const SPECIAL_CODE = new Uint8Array(128);
+for (const c of SPECIAL) SPECIAL_CODE[c.charCodeAt(0)] = 1;
 /** Longest pattern that is accepted (ErrLookup's limit). */
 export const MAX_PATTERN_LENGTH = 500;
 /** Fewest literal characters (outside holes) a pattern needs; fewer would match nearly anything. */
@@ -404,53 +406,60 @@ export function patternProblem(pattern: string): string | undefined {
  * only between two adjacent holes (or before/after a leading/trailing hole that follows another). */
 export function parseSimplePattern(pattern: string): { literals: string[]; leadingHole: boolean; trailingHole: boolean } | undefined {
   const literals: string[] = [];
-  let lit = '';
-  let holes = 0; // holes seen
+  let pieces: string[] = []; // pieces of the current literal (joined: flat strings, fast to scan)
+  let runStart = 0; // start of the current run of plain characters
+  let holes = 0;
   let leadingHole = false;
   let lastWasHole = false;
   let i = 0;
-  while (i < pattern.length) {
-    if (pattern.startsWith(HOLE, i)) {
-      if (i === 0) leadingHole = true;
-      else literals.push(lit);
-      lit = '';
-      holes++;
-      lastWasHole = true;
-      i += HOLE.length;
+  const n = pattern.length;
+  const endRun = (at: number) => {
+    if (at > runStart) pieces.push(pattern.slice(runStart, at));
+  };
+  while (i < n) {
+    const c = pattern.charCodeAt(i);
+    if (c < 128 && SPECIAL_CODE[c]) {
+      endRun(i);
+      if (c === 0x28 /* ( */ && pattern.startsWith(HOLE, i)) {
+        if (i === 0) leadingHole = true;
+        else literals.push(pieces.length === 1 ? pieces[0]! : pieces.join(''));
+        pieces = [];
+        holes++;
+        lastWasHole = true;
+        i += HOLE.length;
+        runStart = i;
+        continue;
+      }
+      if (c !== 0x5c /* \ */) return undefined;
+      const e = pattern[i + 1];
+      if (e === undefined) return undefined;
+      let ch: string;
+      let len = 2;
+      if (/[A-Za-z0-9]/.test(e)) {
+        const single = SINGLE_ESCAPES[e];
+        if (single !== undefined) ch = single;
+        else if (e === 'x' && /^[0-9a-fA-F]{2}$/.test(pattern.slice(i + 2, i + 4))) {
+          ch = String.fromCharCode(parseInt(pattern.slice(i + 2, i + 4), 16));
+          len = 4;
+        } else if (e === 'u' && /^[0-9a-fA-F]{4}$/.test(pattern.slice(i + 2, i + 6))) {
+          ch = String.fromCharCode(parseInt(pattern.slice(i + 2, i + 6), 16));
+          len = 6;
+        } else return undefined;
+      } else ch = e;
+      pieces.push(ch);
+      lastWasHole = false;
+      i += len;
+      runStart = i;
       continue;
     }
     lastWasHole = false;
-    const c = pattern[i]!;
-    if (c === '\\') {
-      const e = pattern[i + 1];
-      if (e === undefined) return undefined;
-      if (/[A-Za-z0-9]/.test(e)) {
-        const single = SINGLE_ESCAPES[e];
-        if (single !== undefined) {
-          lit += single;
-          i += 2;
-        } else if (e === 'x' && /^[0-9a-fA-F]{2}$/.test(pattern.slice(i + 2, i + 4))) {
-          lit += String.fromCharCode(parseInt(pattern.slice(i + 2, i + 4), 16));
-          i += 4;
-        } else if (e === 'u' && /^[0-9a-fA-F]{4}$/.test(pattern.slice(i + 2, i + 6))) {
-          lit += String.fromCharCode(parseInt(pattern.slice(i + 2, i + 6), 16));
-          i += 6;
-        } else return undefined;
-        continue;
-      }
-      lit += e;
-      i += 2;
-      continue;
-    }
-    if (SPECIAL.includes(c)) return undefined;
-    lit += c;
     i++;
   }
+  endRun(n);
   const trailingHole = lastWasHole;
-  if (!trailingHole) literals.push(lit);
+  if (!trailingHole) literals.push(pieces.length === 1 ? pieces[0]! : pieces.join(''));
   else if (holes === 1 && leadingHole) return undefined; // the pattern is just (.+?)
   if (literals.length === 0) return undefined;
-  // With a leading hole, the first entry pushed is the literal after it (possibly '' for adjacent holes).
   return { literals, leadingHole, trailingHole };
 }
 

@@ -126,7 +126,21 @@ export class RegexMatcher {
     readonly key: string | null,
     /** 1-based group extended to the end of the value when the pattern ends with it; 0 when none. */
     readonly trailingGroup: number,
+    /** Literals every match contains, in this order: checked with indexOf before the regex runs. */
+    readonly required: readonly string[] = [],
   ) {}
+
+  /** Do the required literals occur in order within t[from, to)? Linear; rules out most texts
+   * (e.g. a line repeating the literals in a wrong order) before the backtracking engine runs. */
+  private hasRequired(t: string, from: number, to: number): boolean {
+    let at = from;
+    for (const lit of this.required) {
+      const p = t.indexOf(lit, at);
+      if (p < 0 || p + lit.length > to) return false;
+      at = p + lit.length;
+    }
+    return true;
+  }
 
   private regex(): RegExp {
     return (this.re ??= new RegExp(this.source, 'd'));
@@ -134,6 +148,7 @@ export class RegexMatcher {
 
   match(t: string, terms: number[] | null): RawMatch | null {
     const n = t.length;
+    if (!this.hasRequired(t, 0, n)) return null;
     if (n <= LONG_TEXT) return this.finish(t, this.exec(t, 0), terms);
     let k = 0;
     const tiles = Math.max(1, Math.ceil((n - WINDOW) / WINDOW));
@@ -146,7 +161,8 @@ export class RegexMatcher {
       }
       const from = k * WINDOW;
       const to = Math.min(n, from + 2 * WINDOW);
-      const r = this.exec(t.slice(from, to), from);
+      const tile = t.slice(from, to);
+      const r = this.hasRequired(tile, 0, tile.length) ? this.exec(tile, from) : null;
       if (r) return this.finish(t, r, terms);
       k++;
     }

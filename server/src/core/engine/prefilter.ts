@@ -8,22 +8,36 @@
 // it, and `line.startsWith(key, probe - offset)` confirms it. The table is CSR: bucket starts +
 // parallel entry arrays; a bitmap in front of it keeps most misses inside a small array.
 
-/** Key lengths of the tiers, longest first; a record goes to the longest tier its longest required
- * literal allows. q = min(m, Q). */
-export const TIER_LENGTHS = [12, 8, 6, 5, 4, 3, 2, 1];
-export const Q = 4;
+/** Tiers as [key length m, q-gram length q], longest keys first; a record goes to the first tier
+ * whose m its longest required literal allows. Long q-grams are specific (few records share one),
+ * long keys give a long stride (m - q + 1 probes skipped per probe). */
+export const TIERS: readonly (readonly [number, number])[] = [
+  [16, 8],
+  [12, 6],
+  [8, 4],
+  [6, 4],
+  [5, 4],
+  [4, 4],
+  [3, 3],
+  [2, 2],
+  [1, 1],
+];
 
-/** Hash of q (1..4) chars of s at j. The same function builds the index and probes lines. */
+/** Hash of q (1..8) chars of s at j. The same function builds the index and probes lines. */
 export function hashAt(s: string, j: number, q: number): number {
   let h: number;
-  if (q === 4) h = Math.imul(s.charCodeAt(j) | (s.charCodeAt(j + 1) << 16), 0x9e3779b1) ^ Math.imul(s.charCodeAt(j + 2) | (s.charCodeAt(j + 3) << 16), 0x85ebca6b);
+  if (q === 8)
+    h =
+      Math.imul(s.charCodeAt(j) | (s.charCodeAt(j + 1) << 16), 0x9e3779b1) ^
+      Math.imul(s.charCodeAt(j + 2) | (s.charCodeAt(j + 3) << 16), 0x85ebca6b) ^
+      Math.imul(s.charCodeAt(j + 4) | (s.charCodeAt(j + 5) << 16), 0xc2b2ae35) ^
+      Math.imul(s.charCodeAt(j + 6) | (s.charCodeAt(j + 7) << 16), 0x27d4eb2f);
   else {
     h = 0x811c9dc5;
     for (let k = 0; k < q; k++) h = Math.imul(h ^ s.charCodeAt(j + k), 0x01000193);
+    h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
   }
-  h ^= h >>> 15;
-  h = Math.imul(h, 0x2c1b3c6d);
-  return h ^ (h >>> 12);
+  return h; // tables index by the HIGH bits (well mixed by the multiplications)
 }
 
 function pow2AtLeast(n: number): number {
@@ -35,9 +49,9 @@ function pow2AtLeast(n: number): number {
 export class Tier {
   readonly stride: number;
   private bits!: Uint8Array;
-  private bitMask = 0;
+  private bitShift = 0;
   private starts!: Int32Array;
-  private bucketMask = 0;
+  private bucketShift = 0;
   private recs!: Int32Array;
   private offs!: Uint8Array;
   private hashes!: Int32Array;
@@ -58,15 +72,20 @@ export class Tier {
     this.members.push(rec);
   }
 
+  /** Members (before build). */
+  get records(): readonly number[] {
+    return this.members;
+  }
+
   /** Build the table from the members' keys. */
   build(keys: string[]): void {
     const per = this.stride;
     const count = this.members.length * per;
     const buckets = pow2AtLeast(Math.max(16, count));
-    this.bucketMask = buckets - 1;
+    this.bucketShift = 32 - Math.log2(buckets);
     const bitCount = pow2AtLeast(Math.max(64, count * 16));
     this.bits = new Uint8Array(bitCount >>> 3);
-    this.bitMask = bitCount - 1;
+    this.bitShift = 32 - Math.log2(bitCount);
     const hashOf = new Int32Array(count);
     const counts = new Int32Array(buckets + 1);
     let e = 0;
@@ -75,8 +94,8 @@ export class Tier {
       for (let off = 0; off < per; off++) {
         const h = hashAt(key, off, this.q);
         hashOf[e++] = h;
-        counts[(h & this.bucketMask) + 1]!++;
-        const b = h & this.bitMask;
+        counts[(h >>> this.bucketShift) + 1]!++;
+        const b = h >>> this.bitShift;
         this.bits[b >>> 3]! |= 1 << (b & 7);
       }
     }
@@ -90,7 +109,7 @@ export class Tier {
     for (const rec of this.members) {
       for (let off = 0; off < per; off++) {
         const h = hashOf[e++]!;
-        const slot = fill[h & this.bucketMask]!++;
+        const slot = fill[h >>> this.bucketShift]!++;
         this.recs[slot] = rec;
         this.offs[slot] = off;
         this.hashes[slot] = h;
@@ -105,25 +124,28 @@ export class Tier {
     const stride = this.stride;
     const last = s.length - q;
     const bits = this.bits;
-    const bitMask = this.bitMask;
-    const bucketMask = this.bucketMask;
+    const bitShift = this.bitShift;
+    const bucketShift = this.bucketShift;
     const starts = this.starts;
     const hashes = this.hashes;
     const recs = this.recs;
     const offs = this.offs;
     for (let j = 0; j <= last; j += stride) {
       let h: number;
-      if (q === 4) h = Math.imul(s.charCodeAt(j) | (s.charCodeAt(j + 1) << 16), 0x9e3779b1) ^ Math.imul(s.charCodeAt(j + 2) | (s.charCodeAt(j + 3) << 16), 0x85ebca6b);
+      if (q === 8)
+        h =
+          Math.imul(s.charCodeAt(j) | (s.charCodeAt(j + 1) << 16), 0x9e3779b1) ^
+          Math.imul(s.charCodeAt(j + 2) | (s.charCodeAt(j + 3) << 16), 0x85ebca6b) ^
+          Math.imul(s.charCodeAt(j + 4) | (s.charCodeAt(j + 5) << 16), 0xc2b2ae35) ^
+          Math.imul(s.charCodeAt(j + 6) | (s.charCodeAt(j + 7) << 16), 0x27d4eb2f);
       else {
         h = 0x811c9dc5;
         for (let k = 0; k < q; k++) h = Math.imul(h ^ s.charCodeAt(j + k), 0x01000193);
+        h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
       }
-      h ^= h >>> 15;
-      h = Math.imul(h, 0x2c1b3c6d);
-      h ^= h >>> 12;
-      const b = h & bitMask;
+      const b = h >>> bitShift;
       if ((bits[b >>> 3]! & (1 << (b & 7))) === 0) continue;
-      const bucket = h & bucketMask;
+      const bucket = h >>> bucketShift;
       const end = starts[bucket + 1]!;
       for (let e = starts[bucket]!; e < end; e++) {
         if (hashes[e] !== h) continue;
@@ -144,9 +166,9 @@ export class Tier {
     const last = s.length - q;
     for (let j = 0; j <= last; j += this.stride) {
       const h = hashAt(s, j, q);
-      const b = h & this.bitMask;
+      const b = h >>> this.bitShift;
       if ((this.bits[b >>> 3]! & (1 << (b & 7))) === 0) continue;
-      const bucket = h & this.bucketMask;
+      const bucket = h >>> this.bucketShift;
       const end = this.starts[bucket + 1]!;
       for (let e = this.starts[bucket]!; e < end; e++) {
         if (this.hashes[e] !== h) continue;
@@ -166,21 +188,25 @@ export class Tier {
 /** Counts of q-gram hashes over all candidate literals, to rate keys by rarity. */
 export class GramCounts {
   private readonly counts: Uint32Array;
-  private readonly mask: number;
-  constructor(bits = 22) {
+  private readonly shift: number;
+  constructor(
+    readonly q: number,
+    bits = 22,
+  ) {
     this.counts = new Uint32Array(1 << bits);
-    this.mask = (1 << bits) - 1;
+    this.shift = 32 - bits;
   }
   addLiteral(lit: string): void {
-    for (let j = 0; j + Q <= lit.length; j++) this.counts[hashAt(lit, j, Q) & this.mask]!++;
+    const q = this.q;
+    for (let j = 0; j + q <= lit.length; j++) this.counts[hashAt(lit, j, q) >>> this.shift]!++;
   }
-  /** Best key window (start, cost) of length m inside lit: the one whose q-grams are rarest. */
+  /** Best key window (start, cost) of length m inside lit: the one whose q-grams are rarest
+   * (cost: sum of the q-grams' counts, each of which the scan may have to verify). */
   bestWindow(lit: string, m: number): { start: number; cost: number } {
-    const q = Math.min(m, Q);
-    if (q < Q) return { start: 0, cost: 0 }; // short tiers: only one place fits typically; rarity moot
+    const q = this.q;
     const grams = lit.length - q + 1;
     const c = new Float64Array(grams);
-    for (let j = 0; j < grams; j++) c[j] = this.counts[hashAt(lit, j, q) & this.mask]!;
+    for (let j = 0; j < grams; j++) c[j] = this.counts[hashAt(lit, j, q) >>> this.shift]!;
     const per = m - q + 1;
     let sum = 0;
     for (let j = 0; j < per; j++) sum += c[j]!;

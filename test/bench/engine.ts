@@ -1,0 +1,216 @@
+// Engine section of `npm run bench`: ErrLookup-shaped records (N = 1k, 10k, 100k, 500k) against
+// one generated log of >= 100 MB with known matching lines and near misses.
+//
+// Knobs: BENCH_SIZES=1000,10000  BENCH_MB=20  BENCH_SAMPLE=20000 (latency sample lines)
+//        BENCH_SEED=7
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as v8 from 'node:v8';
+import * as vm from 'node:vm';
+import { MatchEngine } from '../../server/src/core/engine';
+import { needsViews } from '../../server/src/core/text';
+import { generateLog, generateRecords, toEntries, type GenRecord } from './gen';
+import { forEachLine } from './reader';
+import type { BenchContext, Section } from './section';
+
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc') as () => void;
+
+const MATCH_FRACTION = 0.1;
+const NEAR_MISS_FRACTION = 0.1;
+
+function memory(): { heap: number; rss: number } {
+  gc();
+  gc();
+  const m = process.memoryUsage();
+  return { heap: m.heapUsed + m.arrayBuffers, rss: m.rss };
+}
+
+function ensureLog(ctx: BenchContext, records: GenRecord[], mb: number, seed: number): { file: string; truth: Int32Array; lines: number } {
+  const base = path.join(ctx.benchDir, `log-v2-${mb}mb-n${records.length}-s${seed}`);
+  const file = base + '.log';
+  const truthFile = base + '.truth';
+  if (!fs.existsSync(file) || !fs.existsSync(truthFile)) {
+    const t0 = Date.now();
+    const fd = fs.openSync(file + '.tmp', 'w');
+    const truth: number[] = [];
+    const info = generateLog(
+      { records, bytes: mb * 1e6, matchFraction: MATCH_FRACTION, nearMissFraction: NEAR_MISS_FRACTION, seed },
+      (chunk) => fs.writeSync(fd, chunk),
+      (line, rec) => truth.push(line, rec),
+    );
+    fs.closeSync(fd);
+    fs.writeFileSync(truthFile, Buffer.from(new Int32Array(truth).buffer));
+    fs.renameSync(file + '.tmp', file);
+    ctx.log(`generated ${file}: ${info.lines} lines, ${info.matching} matching, ${info.nearMisses} near misses (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+  } else ctx.log(`reusing ${file}`);
+  const raw = fs.readFileSync(truthFile);
+  const truth = new Int32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
+  return { file, truth, lines: 0 };
+}
+
+function pct(sorted: Float64Array, p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
+}
+
+function rawPass(file: string): { seconds: number; lines: number; chars: number } {
+  let chars = 0;
+  const t0 = process.hrtime.bigint();
+  const lines = forEachLine(file, (l) => {
+    chars += l.length;
+  });
+  return { seconds: Number(process.hrtime.bigint() - t0) / 1e9, lines, chars };
+}
+
+interface Row {
+  n: number;
+  indexed: string;
+  buildMs: number;
+  heapMB: number;
+  rssMB: number;
+  rawMBs: number;
+  engMBs: number;
+  ratio: number;
+  p50: number;
+  p99: number;
+  p99match: number;
+  recall: string;
+  recallOk: boolean;
+  matches: number;
+  exact: string;
+}
+
+async function runSize(ctx: BenchContext, all: GenRecord[], n: number, log: { file: string; truth: Int32Array }, sampleSize: number): Promise<Row> {
+  const fileMB = fs.statSync(log.file).size / 1e6;
+  const entries = toEntries(all.slice(0, n));
+  const m0 = memory();
+  const t0 = process.hrtime.bigint();
+  const engine = MatchEngine.build(entries);
+  const buildMs = Number(process.hrtime.bigint() - t0) / 1e6;
+  const m1 = memory();
+  const s = engine.stats;
+  ctx.log(`N=${n}: built in ${buildMs.toFixed(0)} ms; chain ${s.chain}, regex ${s.regex}, rejected ${s.rejected}, unkeyed ${s.unkeyed}; tiers ${s.tiers.map((t) => `m${t.m}:${t.records}`).join(' ')}; index ${(s.indexBytes / 1e6).toFixed(1)} MB`);
+
+  // raw read+split, then the engine with the same reader, then raw again (best raw is used)
+  const raw1 = rawPass(log.file);
+  const truth = log.truth;
+  let ti = 0;
+  let expected = 0;
+  let found = 0;
+  let matches = 0;
+  const missed: string[] = [];
+  const every = Math.max(1, Math.floor(raw1.lines / sampleSize));
+  const sample: string[] = [];
+  const te = process.hrtime.bigint();
+  forEachLine(log.file, (line, no) => {
+    const ms = engine.matchLine(line);
+    matches += ms.length;
+    if (no % every === 0) sample.push(line);
+    while (ti < truth.length && truth[ti] === no) {
+      const rec = truth[ti + 1]!;
+      ti += 2;
+      if (rec >= n) continue;
+      expected++;
+      let ok = false;
+      for (const m of ms) if (m.entry === rec) ok = true;
+      if (ok) found++;
+      else if (missed.length < 5) missed.push(`line ${no + 1} record ${rec}`);
+    }
+  });
+  const engSeconds = Number(process.hrtime.bigint() - te) / 1e9;
+  const raw2 = rawPass(log.file);
+  const rawSeconds = Math.min(raw1.seconds, raw2.seconds);
+  if (missed.length) ctx.log(`  MISSED: ${missed.join('; ')}`);
+
+  // per-line latency on a sample of the log's lines
+  const lat = new Float64Array(sample.length);
+  const latMatch: number[] = [];
+  for (let rep = 0; rep < 2; rep++)
+    for (let i = 0; i < sample.length; i++) {
+      const a = process.hrtime.bigint();
+      const r = engine.matchLine(sample[i]!);
+      const us = Number(process.hrtime.bigint() - a) / 1e3;
+      if (rep === 1) {
+        lat[i] = us;
+        if (r.length) latMatch.push(us);
+      }
+    }
+  lat.sort();
+  const lm = Float64Array.from(latMatch).sort();
+
+  // exactness: on sampled plain lines, the engine's set equals brute force over every RegExp
+  let exactLines = 0;
+  let exactBad = 0;
+  const budget = Math.min(sample.length, Math.floor(3e6 / n));
+  if (budget > 0) {
+    const res = entries.map((e) => new RegExp(e.pattern));
+    for (let i = 0; i < sample.length && exactLines < budget; i += Math.max(1, Math.floor(sample.length / budget))) {
+      const line = sample[i]!;
+      if (needsViews(line)) continue;
+      exactLines++;
+      const got = new Set(engine.matchLine(line).map((m) => m.entry));
+      let same = true;
+      for (let k = 0; k < res.length; k++) if (res[k]!.test(line) !== got.has(k) && !engine.rejected.some((r) => r.entry === k)) same = false;
+      if (!same) exactBad++;
+    }
+  }
+
+  const row: Row = {
+    n,
+    indexed: `${s.chain}/${s.regex}/${s.rejected}`,
+    buildMs,
+    heapMB: (m1.heap - m0.heap) / 1e6,
+    rssMB: (m1.rss - m0.rss) / 1e6,
+    rawMBs: fileMB / rawSeconds,
+    engMBs: fileMB / engSeconds,
+    ratio: rawSeconds / engSeconds,
+    p50: pct(lat, 0.5),
+    p99: pct(lat, 0.99),
+    p99match: lm.length ? pct(lm, 0.99) : 0,
+    recall: `${found}/${expected}`,
+    recallOk: found === expected && expected > 0,
+    matches,
+    exact: budget > 0 ? `${exactLines - exactBad}/${exactLines}` : '-',
+  };
+  ctx.log(
+    `  raw ${row.rawMBs.toFixed(0)} MB/s, engine ${row.engMBs.toFixed(0)} MB/s, ratio ${row.ratio.toFixed(2)}, p50 ${row.p50.toFixed(1)} µs, p99 ${row.p99.toFixed(1)} µs (matching lines ${row.p99match.toFixed(1)}), recall ${row.recall}, matches ${matches}, brute-force check ${row.exact}`,
+  );
+  return row;
+}
+
+export const engineSection: Section = {
+  name: 'engine',
+  async run(ctx) {
+    const sizes = (ctx.env.BENCH_SIZES ?? '1000,10000,100000,500000').split(',').map((x) => Number(x.trim())).filter((x) => x > 0);
+    const mb = Number(ctx.env.BENCH_MB ?? 110);
+    const seed = Number(ctx.env.BENCH_SEED ?? 7);
+    const sampleSize = Number(ctx.env.BENCH_SAMPLE ?? 20000);
+    const maxN = Math.max(...sizes);
+    const tg = Date.now();
+    const all = generateRecords(maxN, seed);
+    ctx.log(`generated ${maxN} records in ${((Date.now() - tg) / 1000).toFixed(1)} s`);
+    const log = ensureLog(ctx, all, mb, seed);
+    const rows: Row[] = [];
+    for (const n of sizes) rows.push(await runSize(ctx, all, n, log, sampleSize));
+
+    const fileMB = fs.statSync(log.file).size / 1e6;
+    let md = `### Matching engine (${fileMB.toFixed(0)} MB log, ${(MATCH_FRACTION * 100).toFixed(0)} % matching lines, ${(NEAR_MISS_FRACTION * 100).toFixed(0)} % near misses; Node ${process.version}, ${require('node:os').cpus().length} cores)\n\n`;
+    md += '| records | chain/regex/rejected | build | memory (heap+buffers / RSS Δ) | raw read+split | engine scan | ratio | p50 / p99 per line | recall | brute-force equal |\n';
+    md += '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n';
+    for (const r of rows)
+      md += `| ${r.n.toLocaleString('en-US')} | ${r.indexed} | ${r.buildMs.toFixed(0)} ms | ${r.heapMB.toFixed(0)} / ${r.rssMB.toFixed(0)} MB | ${r.rawMBs.toFixed(0)} MB/s | ${r.engMBs.toFixed(0)} MB/s | ${r.ratio.toFixed(2)} | ${r.p50.toFixed(1)} / ${r.p99.toFixed(1)} µs | ${r.recall} ${r.recallOk ? '(100 %)' : ''} | ${r.exact} |\n`;
+    ctx.markdown(md);
+
+    for (const r of rows) {
+      ctx.target(`recall N=${r.n}`, r.recallOk, r.recall);
+      if (r.exact !== '-') ctx.target(`brute-force equality N=${r.n}`, r.exact.split('/')[0] === r.exact.split('/')[1], r.exact);
+      if (r.n === 100000) {
+        ctx.target('ratio >= 0.5 at 100k', r.ratio >= 0.5, r.ratio.toFixed(2));
+        ctx.target('build <= 1 s at 100k', r.buildMs <= 1000, `${r.buildMs.toFixed(0)} ms`);
+        ctx.target('p99 <= 50 µs at 100k', r.p99 <= 50, `${r.p99.toFixed(1)} µs`);
+      }
+      if (r.n === 500000) ctx.target('ratio >= 0.3 at 500k', r.ratio >= 0.3, r.ratio.toFixed(2));
+    }
+  },
+};

@@ -1,0 +1,212 @@
+// LSP section of `npm run bench`: the BUILT server (dist/server.js) over stdio, as an editor
+// would use it.
+//   - hover latency (round trip, p50/p99) with 100k and 500k ErrLookup-shaped records loaded;
+//     each hover is on a line not hovered before (the line is matched on demand); goal p99 <= 1 ms
+//   - full-document diagnostics for a 50 MB log (didOpen + textDocument/diagnostic)
+//   - appending one line to that log (didChange + diagnostic pull with previousResultId); goal <= 10 ms
+// Knobs: BENCH_LSP_SIZES=100000,500000  BENCH_LSP_MB=50  BENCH_LSP_HOVERS=2000  BENCH_SEED=7
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { TestClient } from '../protocol/client';
+import { generateLog, generateRecords, type GenRecord } from './gen';
+import type { BenchContext, Section } from './section';
+
+const TEMPLATE = {
+  repo: 'bench/generated',
+  errorType: 'exception',
+  errorClass: 'BenchError',
+  httpStatus: null,
+  severity: 'error',
+  filePath: 'src/bench/module.py',
+  lineNumber: 10,
+  sourceCode: null,
+  sourceCodeStart: null,
+  sourceCodeEnd: null,
+  githubUrl: 'https://github.com/bench/generated/blob/0000000000000000000000000000000000000000/src/bench/module.py#L10',
+  documentation: 'A generated record for the benchmark. It explains nothing, but it has the size of a real one.',
+  triggerScenarios: 'Generated.',
+  commonSituations: 'Generated.',
+  solutions: ['Do the thing', 'Do the other thing'],
+  exampleFix: null,
+  handlingStrategy: 'try-catch',
+  validationCode: 'if not ready:\n    wait()',
+  typeGuard: null,
+  tryCatchPattern: 'try:\n    run()\nexcept BenchError:\n    retry()',
+  preventionTips: ['Be careful'],
+  tags: ['bench'],
+  backgroundTag: 'generated',
+  analyzedSha: '0000000000000000000000000000000000000000',
+  analyzedAt: '2026-01-01T00:00:00.000Z',
+  schemaVersion: 2,
+};
+
+function writeRecords(file: string, records: GenRecord[]): void {
+  const fd = fs.openSync(file, 'w');
+  try {
+    fs.writeSync(fd, '[\n');
+    let buf = '';
+    records.forEach((r, i) => {
+      const rec = {
+        id: r.id,
+        slug: `bench-${r.id}`,
+        errorCode: r.errorCode,
+        errorMessage: r.message,
+        messagePattern: r.pattern,
+        ...TEMPLATE,
+      };
+      // keep ErrLookup's field order loosely: id, repo, slug first
+      buf += (i ? ',\n' : '') + JSON.stringify(rec);
+      if (buf.length > 1 << 20) {
+        fs.writeSync(fd, buf);
+        buf = '';
+      }
+    });
+    fs.writeSync(fd, buf + '\n]\n');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function pct(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+const ms = (x: number) => `${x.toFixed(3)} ms`;
+
+async function timed<T>(f: () => Promise<T>): Promise<[T, number]> {
+  const t0 = performance.now();
+  const v = await f();
+  return [v, performance.now() - t0];
+}
+
+export const section: Section = {
+  name: 'lsp',
+  async run(ctx: BenchContext) {
+    const sizes = (ctx.env.BENCH_LSP_SIZES ?? '100000,500000').split(',').map(Number).filter((n) => n > 0);
+    const mb = Number(ctx.env.BENCH_LSP_MB ?? 50);
+    const hovers = Number(ctx.env.BENCH_LSP_HOVERS ?? 2000);
+    const seed = Number(ctx.env.BENCH_SEED ?? 7);
+    const server = path.join(ctx.root, 'dist', 'server.js');
+    if (!fs.existsSync(server)) throw new Error('dist/server.js missing: run `node esbuild.mjs` first');
+    const dir = path.join(ctx.benchDir, 'lsp');
+    fs.mkdirSync(dir, { recursive: true });
+    const ws = path.join(dir, 'workspace');
+    fs.mkdirSync(ws, { recursive: true });
+
+    const rows: string[] = [];
+    let big: { records: GenRecord[]; file: string } | undefined;
+    for (const n of sizes) {
+      const records = generateRecords(n, seed);
+      const file = path.join(dir, `records-${n}.json`);
+      writeRecords(file, records);
+      const c = await TestClient.start({
+        workspace: ws,
+        serverPath: server,
+        nodeArgs: ['--max-old-space-size=8192'],
+        initializationOptions: { bundledRecordsPath: file, workspaceTrusted: false },
+      });
+      try {
+        const [status, loadWall] = await timed(() =>
+          c.request<{ records: number; problems: number; timings: { loadMs: number; indexMs: number } }>('errorExplainer/status'),
+        );
+        ctx.log(`lsp: ${n} records -> ${status.records} loaded, ${status.problems} problems (load ${status.timings.loadMs} ms, index ${status.timings.indexMs} ms, ready after ${loadWall.toFixed(0)} ms)`);
+        // A log with matches of these records; hover each line once.
+        let text = '';
+        const truth: number[] = [];
+        generateLog({ records, bytes: Math.max(200_000, hovers * 150), matchFraction: 0.5, nearMissFraction: 0.1, seed }, (ch) => (text += ch), (line) => truth.push(line));
+        const lines = text.split('\n');
+        const uri = `file://${ws}/hover-${n}.log`;
+        await c.conn.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'log', version: 1, text } });
+        // warm-up: one request of each kind
+        await c.request('textDocument/hover', { textDocument: { uri }, position: { line: 0, character: 0 } });
+        const lat: number[] = [];
+        const latHit: number[] = [];
+        let hits = 0;
+        const count = Math.min(hovers, lines.length - 2);
+        for (let i = 1; i <= count; i++) {
+          const line = lines[i]!;
+          const character = Math.floor(line.length * 0.75);
+          const [h, t] = await timed(() => c.request<unknown>('textDocument/hover', { textDocument: { uri }, position: { line: i, character } }));
+          lat.push(t);
+          if (h) {
+            hits++;
+            latHit.push(t);
+          }
+        }
+        lat.sort((a, b) => a - b);
+        latHit.sort((a, b) => a - b);
+        const p50 = pct(lat, 50);
+        const p99 = pct(lat, 99);
+        ctx.log(`lsp: hover with ${n} records: ${count} hovers (${hits} on a match) p50 ${ms(p50)} p99 ${ms(p99)}; on a match p50 ${ms(pct(latHit, 50))} p99 ${ms(pct(latHit, 99))}`);
+        rows.push(`| hover, ${n.toLocaleString('en')} records | ${count} (${hits} on a match) | ${ms(p50)} | ${ms(p99)} | ${ms(pct(latHit, 50))} | ${ms(pct(latHit, 99))} |`);
+        ctx.target(`hover p99 <= 1 ms (${n.toLocaleString('en')} records)`, p99 <= 1, ms(p99));
+        void truth;
+      } finally {
+        await c.stop();
+      }
+      big = { records, file };
+      if (n === sizes[0]) big = { records, file };
+    }
+
+    ctx.markdown('### LSP (built server over stdio)\n');
+    ctx.markdown('| measurement | requests | p50 | p99 | p50 on a match | p99 on a match |\n|---|---|---|---|---|---|\n' + rows.join('\n') + '\n');
+
+    // 50 MB log: full diagnostics, then appending single lines.
+    if (!big || mb <= 0) return;
+    const recordsForLog = big.records.slice(0, 100_000);
+    const c = await TestClient.start({
+      workspace: ws,
+      serverPath: server,
+      nodeArgs: ['--max-old-space-size=8192'],
+      initializationOptions: { bundledRecordsPath: sizes[0] ? path.join(dir, `records-${sizes[0]}.json`) : big.file, workspaceTrusted: false },
+    });
+    try {
+      await c.request('errorExplainer/status');
+      const chunks: string[] = [];
+      let matches = 0;
+      const info = generateLog({ records: recordsForLog, bytes: mb * 1024 * 1024, matchFraction: 0.01, nearMissFraction: 0.02, seed: seed + 1 }, (ch) => chunks.push(ch), () => matches++);
+      const text = chunks.join('');
+      const uri = `file://${ws}/big.log`;
+      const [, openMs] = await timed(async () => {
+        await c.conn.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'log', version: 1, text } });
+        await c.request('errorExplainer/status'); // round trip: the didOpen was processed
+      });
+      const [full, fullMs] = await timed(() => c.pull(uri));
+      ctx.log(`lsp: ${mb} MB log (${info.lines} lines, ${matches} matching): didOpen ${openMs.toFixed(0)} ms, full diagnostics ${fullMs.toFixed(0)} ms (${full.items?.length} diagnostics)`);
+
+      let version = 1;
+      let lineCount = info.lines + 1; // trailing newline => last line empty
+      let resultId = full.resultId;
+      const appendTimes: number[] = [];
+      const appendMatchTimes: number[] = [];
+      for (let k = 0; k < 40; k++) {
+        const matching = k % 2 === 1;
+        const newLine = matching ? 'ERROR boom: ' + recordsForLog[0]!.message.replace(/\{[^}]*\}/g, 'x') + '\n' : `INFO appended line ${k}\n`;
+        const last = lineCount - 1;
+        const [rep, t] = await timed(async () => {
+          await c.conn.sendNotification('textDocument/didChange', {
+            textDocument: { uri, version: ++version },
+            contentChanges: [{ range: { start: { line: last, character: 0 }, end: { line: last, character: 0 } }, text: newLine }],
+          });
+          return c.pull(uri, resultId);
+        });
+        lineCount++;
+        if (rep.resultId) resultId = rep.resultId;
+        (matching ? appendMatchTimes : appendTimes).push(t);
+      }
+      appendTimes.sort((a, b) => a - b);
+      appendMatchTimes.sort((a, b) => a - b);
+      ctx.log(`lsp: append one line to the ${mb} MB log + pull: no match p50 ${ms(pct(appendTimes, 50))} max ${ms(appendTimes.at(-1)!)}; matching line p50 ${ms(pct(appendMatchTimes, 50))} max ${ms(appendMatchTimes.at(-1)!)}`);
+      ctx.markdown(
+        `| ${mb} MB log (${info.lines.toLocaleString('en')} lines, ${matches.toLocaleString('en')} matching lines, ${sizes[0]?.toLocaleString('en')} records) | time |\n|---|---|\n` +
+          `| didOpen (transfer + split into lines) | ${openMs.toFixed(0)} ms |\n` +
+          `| full diagnostics (textDocument/diagnostic, ${full.items?.length} diagnostics incl. maxPerFile summary) | ${fullMs.toFixed(0)} ms |\n` +
+          `| append one line without a match + pull (p50 / max of 20) | ${ms(pct(appendTimes, 50))} / ${ms(appendTimes.at(-1)!)} |\n` +
+          `| append one matching line + pull (p50 / max of 20) | ${ms(pct(appendMatchTimes, 50))} / ${ms(appendMatchTimes.at(-1)!)} |\n`,
+      );
+      ctx.target(`append one line to a ${mb} MB log <= 10 ms`, pct(appendTimes, 50) <= 10 && pct(appendMatchTimes, 50) <= 10, `${ms(pct(appendTimes, 50))} / ${ms(pct(appendMatchTimes, 50))} (p50, no match / match)`);
+    } finally {
+      await c.stop();
+    }
+  },
+};
