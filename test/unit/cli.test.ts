@@ -6,7 +6,7 @@ import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
-import { forEachLine } from '../../server/src/cli/lines';
+import { MAX_LINE, forEachLine } from '../../server/src/cli/lines';
 import { main } from '../../server/src/cli/main';
 import { splitLines } from '../../server/src/core/catalog';
 
@@ -326,9 +326,45 @@ describe('cli', function () {
         }
       }
       assert.deepEqual((await collect(['x\r'])).got, [[1, 'x']]);
+      assert.deepEqual((await collect(['x\r\r'])).got, [[1, 'x'], [2, '']]);
       assert.deepEqual((await collect(['x\n'])).got, [[1, 'x']]);
       assert.deepEqual((await collect([''])).got, []);
     });
+  });
+
+  it('a line longer than MAX_LINE is cut there; the following lines keep their numbers', async () => {
+    const piece = 'x'.repeat(1 << 20);
+    const chunks = ['first\n', ...Array.from({ length: MAX_LINE / piece.length + 3 }, () => piece), 'tail\nlast\n'];
+    const got: [number, number][] = [];
+    const stats = await forEachLine(Readable.from(chunks), (l, n) => got.push([n, l.length]));
+    assert.deepEqual(got, [[1, 5], [2, MAX_LINE], [3, 4]]);
+    assert.deepEqual(stats, { lines: 3, truncatedLines: 1 });
+  });
+
+  it('hostile record text cannot drive the terminal (control characters removed in text output)', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'ee-hostile-'));
+    try {
+      const file = path.join(dir, 'hostile.json');
+      const esc = '\u001b]8;;https://evil.example\u0007click\u001b]8;;\u0007 \u001b[2J\u001b]0;pwned\u0007';
+      writeFileSync(
+        file,
+        JSON.stringify({
+          errorMessage: 'printer on fire: {what}',
+          slug: 'fire' + esc,
+          documentation: 'It burns.' + esc + ' Really.',
+          solutions: ['Run away' + esc],
+          tryCatchPattern: 'try:\n    x()' + esc + '\nexcept Fire:\n    pass',
+        }),
+      );
+      for (const args of [['scan', '--no-bundled', '--records', file, '-'], ['explain', '--no-bundled', '--records', file, 'printer on fire: paper']]) {
+        const r = cli(args, 'printer on fire: paper\n');
+        assert.equal(r.code, 0, r.stderr);
+        assert.ok(r.stdout.includes('burns'), r.stdout);
+        assert.doesNotMatch(r.stdout, /[\u0000-\u0008\u000b-\u001f\u007f]/, JSON.stringify(r.stdout));
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   describe('streaming a large file', () => {
