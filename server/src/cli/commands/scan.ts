@@ -14,8 +14,9 @@ import { VERSION } from '../version';
 
 const USAGE = `error-explainer scan [--records PATH]... [--no-bundled] [--dataset [--cache DIR]] [--format text|json|count|sarif] [--fail-on SEVERITY] [--no-explain] FILE...
 
-Scans log files (\`-\` = stdin) line by line, in constant memory, and reports every line that
-matches an error record.
+Scans log files (\`-\` = stdin, reported as <stdin>) line by line, in constant memory, and reports
+every match of an error record. Lines end at \\n, \\r\\n or a lone \\r; columns are 1-based
+UTF-16 units of the original line (endColumn exclusive).
 
   --records PATH     also load records from PATH (file, .gz, JSON Lines, folder); repeatable
   --no-bundled       do not load the bundled records
