@@ -174,6 +174,75 @@ export namespace ReloadRequest {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The ErrLookup dataset (logic: server/src/core/dataset; the client's commands call these).
+// Nothing is downloaded until DatasetSyncRequest is sent (the user's opt-in).
+
+export interface DatasetStatusDto {
+  optedIn: boolean;
+  url: string;
+  /** Live cached version, null when nothing is cached. */
+  datasetVersion: string | null;
+  checkedAt: string | null;
+  nextCheckAt: string | null;
+  /** Index rows and repositories in the cache. */
+  rows: number;
+  repos: number;
+  /** Repositories whose full records are cached. */
+  cachedRepos: string[];
+  /** Dataset records loaded into the catalog (the selected repositories). */
+  loaded: number;
+  failure: { kind: string; message: string; at: number } | null;
+}
+/** What is cached, selected and loaded; the last failure. */
+export namespace DatasetStatusRequest {
+  export const method = 'errorExplainer/datasetStatus';
+  export const type = new RequestType<void, DatasetStatusDto, void>(method);
+}
+
+export interface DatasetSyncParams {
+  /** Poll the manifest even when refreshHours has not passed. */
+  force?: boolean;
+}
+export interface DatasetSyncResult {
+  status: 'updated' | 'unchanged' | 'skipped' | 'failed';
+  datasetVersion: string | null;
+  reason?: string;
+  /** Set only the first time a failure happens: show it; repeated failures stay quiet. */
+  notify?: string;
+}
+/** Opt in and sync now (manifest; index + repos.json when datasetVersion changed), then reload. */
+export namespace DatasetSyncRequest {
+  export const method = 'errorExplainer/datasetSync';
+  export const type = new RequestType<DatasetSyncParams, DatasetSyncResult, void>(method);
+}
+
+export interface DatasetSuggestionDto {
+  dependency: string;
+  ecosystem: string;
+  /** Manifest the dependency was read from, relative to its workspace folder. */
+  file: string;
+  repo: string;
+  errorCount: number;
+  /** Why this repository was chosen (show it, so the user can correct the mapping). */
+  reason: string;
+}
+export interface DatasetSuggestResult {
+  suggestions: DatasetSuggestionDto[];
+  /** Dependencies with no repository in the dataset. */
+  unmatched: string[];
+  /** "axios, express and pg have 312 explained errors — use them?", or null. */
+  message: string | null;
+  /** repos.json is not cached yet: only dependencies could be read (sync first). */
+  needsSync: boolean;
+}
+/** Workspace dependencies (package.json, requirements*.txt, pyproject.toml, go.mod, Cargo.toml,
+ * pom.xml, *.csproj) mapped to dataset repositories. Reads the cache only, never the network. */
+export namespace DatasetSuggestRequest {
+  export const method = 'errorExplainer/datasetSuggest';
+  export const type = new RequestType<void, DatasetSuggestResult, void>(method);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Notifications
 
 export interface SeenParams {

@@ -92,7 +92,7 @@ export function readHead(dir: string): PreparedHead | undefined {
 export interface LoadRowsOptions {
   /** Which repositories to load (default: all). */
   select?: (repo: string) => boolean;
-  /** Yield to the event loop after this many rows (default 20000; 0 = never). */
+  /** Yield to the event loop after this many rows (default 5000; 0 = never). */
   yieldEvery?: number;
   /** Called after each yield with rows loaded so far. */
   onProgress?: (loaded: number, total: number) => void;
@@ -103,7 +103,7 @@ const yieldNow = (): Promise<void> => new Promise((r) => setImmediate(r));
 /** LiteRecords of the selected repositories from the prepared form, in head (repository) order. */
 export async function loadPrepared(dir: string, head: PreparedHead, opts: LoadRowsOptions = {}): Promise<LiteRecord[]> {
   const select = opts.select ?? (() => true);
-  const yieldEvery = opts.yieldEvery ?? 20000;
+  const yieldEvery = opts.yieldEvery ?? 5000;
   const jobs: { repo: string; ref: BlockRef }[] = [];
   let total = 0;
   for (const [repo, refs] of Object.entries(head.repos)) {
