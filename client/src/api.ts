@@ -1,7 +1,7 @@
 // What activate() returns: a small, read-only view of the client's state for the end-to-end
 // tests (and for other extensions that want to know whether the server runs). Nothing in it can
 // change the client's behaviour.
-import type { MatchDto, StatusResult } from '../../server/src/protocol';
+import type { MatchDto, SeenParams, StatusResult } from '../../server/src/protocol';
 import type { ShownMessage } from './notify';
 
 export interface PickerState {
@@ -35,6 +35,10 @@ export interface ErrorExplainerApi {
   picker(): PickerState | undefined;
   /** Terminal command outputs that contained known errors, oldest first. */
   terminalScans(): readonly TerminalScan[];
+  /** Seen notifications sent to the server (re-sent after every restart), oldest first. */
+  seenReported(): readonly SeenParams[];
+  /** What the terminal link provider returns for a terminal line (the same provider VS Code calls). */
+  terminalLinks(line: string): Promise<{ startIndex: number; length: number; tooltip: string | undefined }[]>;
   /** Messages shown to the user (notifications), oldest first. */
   messages(): readonly ShownMessage[];
 }

@@ -52,7 +52,7 @@ export function activate(context: vscode.ExtensionContext): ErrorExplainerApi {
   registerSearch(s);
   registerSnippets(s);
   const setTerminalStatus = registerStatusBar(s);
-  registerTerminal(s, setTerminalStatus);
+  const links = registerTerminal(s, setTerminalStatus);
   registerTrust(s);
 
   const startIfNeeded = (doc: vscode.TextDocument): void => {
@@ -71,6 +71,13 @@ export function activate(context: vscode.ExtensionContext): ErrorExplainerApi {
     lastStatus: () => server.lastStatus,
     picker: () => (s.state.picker ? { ...s.state.picker, items: [...s.state.picker.items] } : undefined),
     terminalScans: () => s.state.terminalScans.slice(),
+    seenReported: () => server.seenReported(),
+    terminalLinks: async (line) => {
+      const cts = new vscode.CancellationTokenSource();
+      const found = (await links.provideTerminalLinks({ line, terminal: vscode.window.activeTerminal as vscode.Terminal }, cts.token)) ?? [];
+      cts.dispose();
+      return found.map((l) => ({ startIndex: l.startIndex, length: l.length, tooltip: l.tooltip }));
+    },
     messages: () => notifier.shown.slice(),
   };
 }

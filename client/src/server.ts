@@ -84,6 +84,11 @@ export class ServerHandle implements vscode.Disposable {
     await client.sendNotification(SeenNotification.type, params);
   }
 
+  /** Seen notifications sent so far (kept to rebuild the server's state after a restart). */
+  seenReported(): readonly SeenParams[] {
+    return this.seen.slice();
+  }
+
   async notify<P>(method: string, params: P): Promise<void> {
     if (!this.client || this.client.state !== State.Running) return; // sent at start via initializationOptions
     await this.client.sendNotification(method, params);

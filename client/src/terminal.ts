@@ -35,17 +35,32 @@ function firstSentence(text: unknown): string {
   return m?.[1] ?? (t.length > 300 ? `${t.slice(0, 299)}…` : t);
 }
 
-/** Reads an execution's output stream into a bounded buffer (keeps the tail). */
-async function collect(stream: AsyncIterable<string>): Promise<string> {
-  let buf = '';
-  for await (const chunk of stream) {
-    buf += chunk;
-    if (buf.length > MAX_OUTPUT_CHARS * 1.5) buf = buf.slice(buf.length - MAX_OUTPUT_CHARS);
+/** An execution's output, read from its start event into a bounded buffer (keeps the tail). */
+class OutputCollector {
+  private buf = '';
+  readonly done: Promise<void>;
+
+  constructor(stream: AsyncIterable<string>, onError: (e: unknown) => void) {
+    this.done = (async () => {
+      try {
+        for await (const chunk of stream) {
+          this.buf += chunk;
+          if (this.buf.length > MAX_OUTPUT_CHARS * 1.5) this.buf = this.buf.slice(this.buf.length - MAX_OUTPUT_CHARS);
+        }
+      } catch (e) {
+        onError(e);
+      }
+    })();
   }
-  return buf.length > MAX_OUTPUT_CHARS ? buf.slice(buf.length - MAX_OUTPUT_CHARS) : buf;
+
+  /** The output so far; waits (briefly) for the stream to end first. */
+  async text(waitMs: number): Promise<string> {
+    await Promise.race([this.done, new Promise((r) => setTimeout(r, waitMs))]);
+    return this.buf.length > MAX_OUTPUT_CHARS ? this.buf.slice(this.buf.length - MAX_OUTPUT_CHARS) : this.buf;
+  }
 }
 
-export function registerTerminal(s: Services, setTerminalStatus: (count: number, tooltip: string) => void): void {
+export function registerTerminal(s: Services, setTerminalStatus: (count: number, tooltip: string) => void): vscode.TerminalLinkProvider<ErrorLink> {
   const tooltips = new Map<string, Promise<string>>();
   const tooltipFor = (m: MatchDto): Promise<string> => {
     let t = tooltips.get(m.record.id);
@@ -86,15 +101,15 @@ export function registerTerminal(s: Services, setTerminalStatus: (count: number,
     },
   };
 
-  const pending = new Map<vscode.TerminalShellExecution, Promise<string>>();
+  const pending = new Map<vscode.TerminalShellExecution, OutputCollector>();
   let lastNotified = 0;
 
   const onEnd = async (e: vscode.TerminalShellExecutionEndEvent): Promise<void> => {
     const reading = pending.get(e.execution);
     pending.delete(e.execution);
     if (!reading) return;
-    // The stream ends with the command; do not wait forever for one that does not.
-    const raw = await Promise.race([reading, new Promise<string>((r) => setTimeout(() => r(''), 5000))]);
+    // The stream ends with the command; do not wait long for one that does not.
+    const raw = await reading.text(2000);
     const text = stripTerminalEscapes(raw);
     if (!text.trim()) return;
     const matches = await explainText(s, text);
@@ -126,10 +141,7 @@ export function registerTerminal(s: Services, setTerminalStatus: (count: number,
     vscode.window.registerTerminalLinkProvider(linkProvider),
     vscode.window.onDidStartTerminalShellExecution((e) => {
       if (!settings().enabled) return;
-      const reading = collect(e.execution.read()).catch((err: unknown) => {
-        s.output.warn(`reading terminal output failed: ${String(err)}`);
-        return '';
-      });
+      const reading = new OutputCollector(e.execution.read(), (err) => s.output.warn(`reading terminal output failed: ${String(err)}`));
       pending.set(e.execution, reading);
     }),
     vscode.window.onDidEndTerminalShellExecution((e) => {
@@ -157,4 +169,5 @@ export function registerTerminal(s: Services, setTerminalStatus: (count: number,
       return pick.match.record.id;
     }),
   );
+  return linkProvider;
 }

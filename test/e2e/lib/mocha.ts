@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import Mocha from 'mocha';
 
-export function runMocha(name: string, define: () => void, timeoutMs = 60000): Promise<void> {
+export function runMocha(name: string, define: () => void, timeoutMs = 180000): Promise<void> {
   const report = process.env.E2E_REPORT;
   const log = (line: string): void => {
     console.log(line);

@@ -14,7 +14,7 @@ export async function api(): Promise<ErrorExplainerApi> {
 }
 
 /** Polls `fn` until it returns a truthy value (or stops throwing); fails with `what` after the timeout. */
-export async function poll<T>(what: string, fn: () => T | Promise<T>, timeoutMs = 30000, intervalMs = 100): Promise<NonNullable<T>> {
+export async function poll<T>(what: string, fn: () => T | Promise<T>, timeoutMs = 60000, intervalMs = 100): Promise<NonNullable<T>> {
   const end = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {

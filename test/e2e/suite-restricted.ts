@@ -1,0 +1,40 @@
+// Restricted Mode in a real VS Code (workspace trust enabled, folder not trusted): workspace records
+// (.error-records/) and workspace values of errorExplainer.records.paths are not loaded; bundled
+// records still explain errors; the status item says so.
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { runMocha } from './lib/mocha';
+import { api, hoverText, openFixture, poll, posOf } from './lib/util';
+
+export function run(): Promise<void> {
+  return runMocha('restricted', () => {
+    it('the folder is untrusted and VS Code withholds the workspace record paths', () => {
+      assert.equal(vscode.workspace.isTrusted, false);
+      // capabilities.untrustedWorkspaces.restrictedConfigurations: the workspace value is ignored
+      const paths = vscode.workspace.getConfiguration('errorExplainer').get<string[]>('records.paths');
+      assert.deepEqual(paths, []);
+      const inspected = vscode.workspace.getConfiguration('errorExplainer').inspect<string[]>('records.paths');
+      assert.deepEqual(inspected?.workspaceValue, ['more-records/extra.json'], 'the fixture sets a workspace value');
+    });
+
+    it('loads only the bundled records and says so', async () => {
+      const a = await api();
+      await a.ready();
+      const status = await poll('a status from the server', () => a.lastStatus());
+      assert.equal(status.workspaceTrusted, false);
+      assert.deepEqual([...new Set(status.sources.map((s) => s.origin))], ['bundled']);
+      assert.equal(status.records, 3);
+      await poll('the restricted status item', () => a.statusText().records.includes('(restricted)'));
+    });
+
+    it('hovers explain bundled errors but not the workspace ones', async () => {
+      const doc = (await openFixture('logs/app.log')).document;
+      const md = await poll('a hover from a bundled record', () => hoverText(doc.uri, posOf(doc, 'encode metadata', 3)));
+      assert.ok(md.includes('meta'), md);
+      assert.equal(await hoverText(doc.uri, posOf(doc, 'tenant acme', 3)), '');
+      assert.equal(await hoverText(doc.uri, posOf(doc, 'feature flag', 3)), '');
+      assert.equal(await vscode.commands.executeCommand('errorExplainer.explainText', 'tenant acme exceeded its storage quota'), undefined);
+      assert.equal(await vscode.commands.executeCommand('errorExplainer.explainText', 'feature flag x is not defined'), undefined);
+    });
+  });
+}

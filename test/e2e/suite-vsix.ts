@@ -1,0 +1,39 @@
+// The packaged extension, installed from the .vsix with `code-server --install-extension`
+// (not the development folder): it activates, carries only bundled code, and serves a hover.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { runMocha } from './lib/mocha';
+import { api, EXTENSION_ID, hoverText, openFixture, poll, posOf } from './lib/util';
+
+function listFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? listFiles(path.join(dir, e.name)).map((f) => `${e.name}/${f}`) : [e.name],
+  );
+}
+
+export function run(): Promise<void> {
+  return runMocha('vsix', () => {
+    it('is the installed package, with bundled code only', () => {
+      const ext = vscode.extensions.getExtension(EXTENSION_ID);
+      assert.ok(ext);
+      assert.equal(ext.extensionKind, vscode.ExtensionKind.Workspace);
+      assert.match(ext.extensionPath, /[\\/]extensions[\\/]error-explainer\.error-explainer-\d/, ext.extensionPath);
+      const files = listFiles(ext.extensionPath).filter((f) => !/^\.vsixmanifest$|^\[Content_Types\]\.xml$/.test(f));
+      assert.ok(files.includes('dist/extension.js') && files.includes('dist/server.js'), files.join('\n'));
+      assert.ok(files.some((f) => f.startsWith('records/')), files.join('\n'));
+      const unexpected = files.filter((f) => !/^(dist\/(extension|server|cli)\.js|records\/.+|package\.json|README\.md|LICENSE(\.\w+)?|CHANGELOG\.md)$/i.test(f));
+      assert.deepEqual(unexpected, []);
+    });
+
+    it('activates and serves a hover from its bundled records', async () => {
+      const a = await api();
+      await a.ready();
+      const doc = (await openFixture('logs/app.log')).document;
+      const md = await poll('a hover', () => hoverText(doc.uri, posOf(doc, 'Inconsistent receive_count', 4)));
+      assert.ok(md.includes('register'), md);
+      assert.match(md.replace(/\\/g, ''), /\| req_id \| req-42 \|/);
+    });
+  });
+}

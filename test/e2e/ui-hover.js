@@ -1,0 +1,102 @@
+#!/usr/bin/env node
+// UI-level test: drives the real workbench in Chromium like a person. Opens the log with Ctrl+P,
+// moves the mouse over the error (twice, as a hand does), waits for the hover widget, reads its
+// text as the user sees it, and saves a screenshot.
+//   node test/e2e/ui-hover.js --workspace DIR [--screenshot test/e2e/artifacts/hover.png]
+// Exit status: 0 pass, 1 the hover is wrong or missing, 2 harness failure.
+'use strict';
+const path = require('path');
+const { startCodeServer, launchBrowser, ROOT } = require('./code-server');
+
+const arg = (name, def) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : def;
+};
+const workspace = path.resolve(arg('workspace'));
+const screenshot = path.resolve(arg('screenshot', path.join(ROOT, 'test', 'e2e', 'artifacts', 'hover.png')));
+const FILE = 'app.log';
+const TOKEN = 'receive_count'; // a word of the error line (Monaco renders spaces as U+00A0)
+const EXPECT = [
+  'register_embedding_destinations memoizes the expected receive_count', // the record's explanation
+  'req-42', // the capture req_id of this line
+];
+
+class TestFailure extends Error {}
+
+async function main() {
+  const cs = await startCodeServer({ workspace });
+  const browser = await launchBrowser();
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(120000);
+    await page.goto(cs.url([['extensionDevelopmentPath', cs.remote(ROOT)], ['skipWelcome', 'true']]), { waitUntil: 'domcontentloaded' });
+    await page.locator('.monaco-workbench').waitFor();
+    // The extension is active once its status item is there.
+    await page.locator('.statusbar-item', { hasText: 'Error Explainer' }).first().waitFor();
+    console.log('workbench ready, extension active');
+
+    // Open the log like a person: Ctrl+P, type the name, Enter.
+    await page.locator('.monaco-workbench .part.editor').click();
+    await page.keyboard.press('Control+P');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible' });
+    await page.keyboard.type(FILE, { delay: 30 });
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: FILE }).first().waitFor();
+    await page.keyboard.press('Enter');
+    const line = page.locator('.monaco-editor .view-lines .view-line', { hasText: TOKEN }).first();
+    await line.waitFor();
+    console.log(`opened ${FILE}`);
+
+    // Where the token is on screen.
+    const box = await line.evaluate((el, token) => {
+      const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        const i = n.textContent.indexOf(token);
+        if (i >= 0) {
+          const r = document.createRange();
+          r.setStart(n, i);
+          r.setEnd(n, i + token.length);
+          const b = r.getBoundingClientRect();
+          return { x: b.x, y: b.y, width: b.width, height: b.height };
+        }
+      }
+      return null;
+    }, TOKEN);
+    if (!box) throw new TestFailure(`"${TOKEN}" is not rendered`);
+
+    const hover = page.locator('.monaco-hover:not(.hidden)').first();
+    let text = '';
+    const end = Date.now() + 90000;
+    while (Date.now() < end) {
+      // Move onto the word, then a little within it: the hover shows after the mouse rests.
+      await page.mouse.move(box.x + 2, box.y + box.height / 2);
+      await page.mouse.move(box.x + Math.min(box.width - 2, 12), box.y + box.height / 2, { steps: 3 });
+      try {
+        await hover.waitFor({ state: 'visible', timeout: 10000 });
+        text = await hover.innerText();
+        if (EXPECT.every((e) => text.includes(e))) break;
+      } catch {
+        /* not shown yet: move again */
+      }
+      await page.mouse.move(box.x, box.y + 200); // away, then back
+    }
+    await page.screenshot({ path: screenshot });
+    console.log(`screenshot: ${path.relative(process.cwd(), screenshot)}`);
+    console.log(`hover text:\n${text.split('\n').slice(0, 30).map((l) => `  | ${l}`).join('\n')}`);
+    const missing = EXPECT.filter((e) => !text.includes(e));
+    if (missing.length) throw new TestFailure(`the hover lacks: ${missing.join(' / ')}`);
+    console.log('PASS ui hover');
+    return 0;
+  } finally {
+    await browser.close().catch(() => undefined);
+    await cs.stop();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e) => {
+    console.error(e instanceof TestFailure ? `FAIL ui hover: ${e.message}` : e);
+    process.exit(e instanceof TestFailure ? 1 : 2);
+  },
+);
