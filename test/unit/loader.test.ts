@@ -502,6 +502,20 @@ describe('loader: hostile input', () => {
     });
   }
 
+  it('a record with 200k unknown keys (and duplicates) loads in linear time', function () {
+    this.timeout(60_000);
+    const keys = Array.from({ length: 200_000 }, (_, k) => `"k${k}": ${k}`).join(', ');
+    const text = `[{"errorMessage": "many keys record here", ${keys}, "k5": 0, "severity": "bogus"}, {"errorMessage": "next record is fine"}]`;
+    const t0 = Date.now();
+    const r = parseRecordText(text, 'keys.json');
+    const ms = Date.now() - t0;
+    assert.equal(r.records.length, 2);
+    assertAt(byPath(r, '[0].k5')[0], text, '"k5"');
+    assertAt(byPath(r, '[0].severity')[0], text, '"bogus"');
+    assert.ok(r.problems.length < 100, String(r.problems.length));
+    assert.ok(ms < 20_000, `${ms} ms`);
+  });
+
   it('caps the number of reported problems per file', () => {
     const text = JSON.stringify(Array.from({ length: 3000 }, (_, k) => ({ errorMessage: `message number ${k} here`, bogus: k })));
     const r = parseRecordText(text, 'many.json');

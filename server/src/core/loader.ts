@@ -95,10 +95,19 @@ class FileContext {
     return { line: a.line, column: a.column, endLine: b.line, endColumn: b.column };
   }
 
+  /** No more problems are reported for this file (they are only counted). */
+  get full(): boolean {
+    return this.problems.length >= MAX_PROBLEMS_PER_FILE;
+  }
+
+  countDropped(severity: Severity): void {
+    this.dropped++;
+    if (severity === 'error' || (severity === 'warning' && this.droppedWorst === 'info')) this.droppedWorst = severity;
+  }
+
   report(span: Span | undefined, path: string, severity: Severity, message: string): void {
-    if (this.problems.length >= MAX_PROBLEMS_PER_FILE) {
-      this.dropped++;
-      if (severity === 'error' || (severity === 'warning' && this.droppedWorst === 'info')) this.droppedWorst = severity;
+    if (this.full) {
+      this.countDropped(severity);
       return;
     }
     this.problems.push({ file: this.file, ...this.range(span), path, severity, message });
@@ -169,6 +178,10 @@ function processEntry(ctx: FileContext, value: unknown, base: PathSeg[], loc: Lo
       ctx.report(d.span, formatPath([...recPath, d.key]), 'warning', `duplicate field "${d.key}": this value is ignored, the last one is used`);
   const { record, issues } = validateRecord(raw, { strict: ctx.strict });
   for (const issue of issues) {
+    if (ctx.full) {
+      ctx.countDropped(issue.severity);
+      continue;
+    }
     const p = [...recPath, ...issue.path];
     let span: Span | undefined;
     if (issue.at === 'key') span = loc.key(p);
@@ -480,10 +493,11 @@ export async function loadRecordsFromPath(p: string, opts: LoadOptions = {}): Pr
     for (const file of walked.files) parts.push(await loadFile(file, opts));
     const all: LoadResult = { records: [], problems: [], files: [], sources: [] };
     for (const part of parts) {
-      all.records.push(...part.records);
-      all.problems.push(...part.problems);
-      all.files.push(...part.files);
-      all.sources!.push(...(part.sources ?? part.records.map(() => unknownSource(part.files[0] ?? p))));
+      // element by element: a file can hold more records than spread arguments allow
+      for (const r of part.records) all.records.push(r);
+      for (const pr of part.problems) all.problems.push(pr);
+      for (const f of part.files) all.files.push(f);
+      for (const s of part.sources ?? part.records.map(() => unknownSource(part.files[0] ?? p))) all.sources!.push(s);
     }
     return dedupe(all);
   } catch (e) {
@@ -528,7 +542,7 @@ function merge(sets: { origin: RecordOrigin; result: LoadResult }[], nameOrigins
   const byId = new Map<string, { record: ErrorRecord; origin: RecordOrigin; source: RecordSource }>();
   const problems: RecordProblem[] = [];
   for (const { origin, result } of sets) {
-    problems.push(...result.problems);
+    for (const pr of result.problems) problems.push(pr);
     result.records.forEach((record, i) => {
       const source = result.sources?.[i] ?? unknownSource(result.files[0] ?? '(unknown)');
       const prev = byId.get(record.id);

@@ -50,6 +50,8 @@ export const MAX_SOURCE_LINES = 40;
  * regex with h holes cost about length^h. ErrLookup messages rarely have more than a handful. */
 export const MAX_HOLES = 20;
 export const MAX_SLUG_LENGTH = 48;
+/** Unknown fields reported one by one per record (the rest are counted). */
+export const MAX_UNKNOWN_REPORTED = 20;
 
 /** Every field of ErrorRecord, in ErrLookup's order. */
 export const RECORD_FIELDS = [
@@ -327,8 +329,10 @@ export function validateRecord(raw: unknown, opts: ValidateOptions = {}): Valida
   }
   const obj = raw as Record<string, unknown>;
 
+  let unknown = 0;
   for (const key of Object.keys(obj)) {
     if (FIELD_SET.has(key) || key === '$schema') continue;
+    if (++unknown > MAX_UNKNOWN_REPORTED) continue;
     const hint = suggestField(key);
     issues.push({
       path: [key],
@@ -337,6 +341,9 @@ export function validateRecord(raw: unknown, opts: ValidateOptions = {}): Valida
       message: `unknown field "${key}" is ignored${hint ? ` (did you mean "${hint}"?)` : ''}`,
     });
   }
+
+  if (unknown > MAX_UNKNOWN_REPORTED)
+    issues.push({ path: [], at: 'object', severity: 'info', message: `${unknown - MAX_UNKNOWN_REPORTED} more unknown fields are ignored` });
 
   // Read every present field, repairing lone surrogates in strings.
   const val = new Map<Field, unknown>();
@@ -438,7 +445,7 @@ export function validateRecord(raw: unknown, opts: ValidateOptions = {}): Valida
   if (pattern === undefined) {
     if (message === undefined) {
       if (!issues.some((i) => i.severity === 'error'))
-        issues.push({ path: [], at: 'object', severity: 'error', message: 'a record needs "messagePattern" or "errorMessage"; record skipped' });
+        issues.push({ path: [], at: 'object', severity: 'error', message: 'a record needs "messagePattern" or "errorMessage"' });
       return { record: undefined, issues };
     }
     const derived = derivePattern(message);

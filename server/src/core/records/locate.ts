@@ -160,12 +160,25 @@ function outline(text: string, base: number, kidDepth: number): ONode | undefine
   return root;
 }
 
+function lastIndexByName(names: readonly string[]): Map<string, number> {
+  const m = new Map<string, number>();
+  names.forEach((k, i) => m.set(k, i));
+  return m;
+}
+
+/** Per object node: property name -> index of its last occurrence (built on first lookup of a
+ * large object, so a record with a million keys is not searched linearly per problem). */
+const keyIndexCache = new WeakMap<ONode, Map<string, number>>();
+
 function findKid(node: ONode, seg: PathSeg): number {
   if (!node.kids) return -1;
   if (node.keys) {
     if (typeof seg !== 'string') return -1;
     // JSON.parse keeps the last of duplicate keys; point at that one.
-    return node.keys.lastIndexOf(seg);
+    if (node.keys.length <= 64) return node.keys.lastIndexOf(seg);
+    let m = keyIndexCache.get(node);
+    if (!m) keyIndexCache.set(node, (m = lastIndexByName(node.keys)));
+    return m.get(seg) ?? -1;
   }
   return typeof seg === 'number' && seg >= 0 && seg < node.kids.length ? seg : -1;
 }
@@ -195,11 +208,11 @@ export function outlineLocator(text: string, base = 0, kidDepth = 4): Locator {
     duplicateKeys(path) {
       const node = walk(path)?.node;
       if (!node?.keys) return [];
-      const keys = node.keys;
-      if (new Set(keys).size === keys.length) return [];
+      const last = lastIndexByName(node.keys);
+      if (last.size === node.keys.length) return [];
       const out: { key: string; span: Span }[] = [];
-      keys.forEach((k, i) => {
-        if (keys.lastIndexOf(k) !== i) out.push({ key: k, span: { offset: node.keyO![i]!, length: node.keyE![i]! - node.keyO![i]! } });
+      node.keys.forEach((k, i) => {
+        if (last.get(k) !== i) out.push({ key: k, span: { offset: node.keyO![i]!, length: node.keyE![i]! - node.keyO![i]! } });
       });
       return out;
     },
@@ -226,11 +239,12 @@ export function jsoncLocator(root: JsonNode | undefined, base = 0): Locator {
       const node = root && (path.length === 0 ? root : findNodeAtLocation(root, path as PathSeg[]));
       if (node?.type !== 'object' || !node.children) return [];
       const names = node.children.map((p) => (p.children?.[0]?.value as string | undefined) ?? '');
-      if (new Set(names).size === names.length) return [];
+      const last = lastIndexByName(names);
+      if (last.size === names.length) return [];
       const out: { key: string; span: Span }[] = [];
       names.forEach((k, i) => {
         const keyNode = node.children![i]!.children?.[0];
-        if (keyNode && names.lastIndexOf(k) !== i) out.push({ key: k, span: { offset: base + keyNode.offset, length: keyNode.length } });
+        if (keyNode && last.get(k) !== i) out.push({ key: k, span: { offset: base + keyNode.offset, length: keyNode.length } });
       });
       return out;
     },
