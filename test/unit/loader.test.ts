@@ -381,8 +381,10 @@ describe('loader: syntax errors', () => {
 });
 
 describe('loader: hostile input', () => {
+  // About 1.5 s (valid) and 2 s (with a syntax error) on an idle 2-core machine; the bounds are
+  // far looser because the machine is shared, yet a super-linear loader would miss them by hours.
   it('loads a 50 MB file in a few seconds, with a bad record located in the middle', function () {
-    this.timeout(180_000);
+    this.timeout(600_000);
     const parts: string[] = [];
     let size = 0;
     let i = 0;
@@ -397,6 +399,7 @@ describe('loader: hostile input', () => {
       i++;
     }
     const text = '[\n' + parts.join(',\n') + '\n]\n';
+    parts.length = 0;
     const file = path.join(tmp, 'big.json');
     fs.writeFileSync(file, text);
     const t0 = Date.now();
@@ -406,7 +409,7 @@ describe('loader: hostile input', () => {
     assert.equal(errorsOf(r).length, 1);
     assert.equal(errorsOf(r)[0]!.path, `[${badAt}].httpStatus`);
     assertAt(errorsOf(r)[0], text, '"not-a-status"');
-    assert.ok(ms < 30_000, `50 MB took ${ms} ms`);
+    assert.ok(ms < 120_000, `50 MB took ${ms} ms`);
     // The same file with a syntax error goes through the recovering parser.
     const broken = text.replace('"not-a-status"', '"not-a-status" "x"');
     const t1 = Date.now();
@@ -415,12 +418,12 @@ describe('loader: hostile input', () => {
     assert.equal(r2.records.length, i - 1);
     assert.ok(errorsOf(r2).length >= 1);
     assert.ok(errorsOf(r2).every((p) => p.path === `[${badAt}]`), JSON.stringify(errorsOf(r2)));
-    assert.ok(ms2 < 60_000, `50 MB with a syntax error took ${ms2} ms`);
+    assert.ok(ms2 < 180_000, `50 MB with a syntax error took ${ms2} ms`);
     console.log(`      50 MB (${i} records): ${ms} ms valid, ${ms2} ms with a syntax error`);
   });
 
   it('deeply nested arrays neither overflow the stack nor hang, and are located', function () {
-    this.timeout(60_000);
+    this.timeout(300_000);
     const good = '{"errorMessage": "a good record stays loaded"}';
     const deep = '['.repeat(100_000) + ']'.repeat(100_000);
     // Valid JSON: the deep entry is not a record.
@@ -503,7 +506,7 @@ describe('loader: hostile input', () => {
   }
 
   it('a record with 200k unknown keys (and duplicates) loads in linear time', function () {
-    this.timeout(60_000);
+    this.timeout(300_000);
     const keys = Array.from({ length: 200_000 }, (_, k) => `"k${k}": ${k}`).join(', ');
     const text = `[{"errorMessage": "many keys record here", ${keys}, "k5": 0, "severity": "bogus"}, {"errorMessage": "next record is fine"}]`;
     const t0 = Date.now();
@@ -513,10 +516,11 @@ describe('loader: hostile input', () => {
     assertAt(byPath(r, '[0].k5')[0], text, '"k5"');
     assertAt(byPath(r, '[0].severity')[0], text, '"bogus"');
     assert.ok(r.problems.length < 100, String(r.problems.length));
-    assert.ok(ms < 20_000, `${ms} ms`);
+    assert.ok(ms < 60_000, `${ms} ms`); // about 1 s idle; quadratic would take hours
   });
 
-  it('caps the number of reported problems per file', () => {
+  it('caps the number of reported problems per file', function () {
+    this.timeout(120_000);
     const text = JSON.stringify(Array.from({ length: 3000 }, (_, k) => ({ errorMessage: `message number ${k} here`, bogus: k })));
     const r = parseRecordText(text, 'many.json');
     assert.equal(r.records.length, 3000);
@@ -524,7 +528,8 @@ describe('loader: hostile input', () => {
     assert.match(r.problems[1000]!.message, /2000 more problems/);
   });
 
-  it('fuzz: never throws, every problem is well-formed (fixed seed)', () => {
+  it('fuzz: never throws, every problem is well-formed (fixed seed)', function () {
+    this.timeout(300_000);
     const valid = JSON.stringify([{ errorMessage: 'fuzz base record one', tags: ['a'] }, { record: { messagePattern: 'fuzz (.+?) two' } }], null, 1);
     const mutated = fc.tuple(fc.nat(valid.length), fc.nat(20), fc.string({ maxLength: 8 })).map(([at, del, ins]) => valid.slice(0, at) + ins + valid.slice(at + del));
     fc.assert(
