@@ -65,6 +65,10 @@ export const PUSH_ONLY_CAPABILITIES: ClientCapabilities = {
 
 export interface StartOptions {
   workspace: string;
+  /** Defaults to <repo>/dist/server.js. */
+  serverPath?: string;
+  /** Extra node flags for the server process (bench: heap size). */
+  nodeArgs?: string[];
   capabilities?: ClientCapabilities;
   initializationOptions?: Record<string, unknown>;
   /** The errorExplainer section answered for workspace/configuration (per scopeUri if a function). */
@@ -89,7 +93,11 @@ export class TestClient {
   ) {}
 
   static async start(opts: StartOptions): Promise<TestClient> {
-    const proc = spawn(process.execPath, [SERVER, '--stdio'], { cwd: REPO, stdio: ['pipe', 'pipe', 'pipe'] });
+    const server = opts.serverPath ?? SERVER;
+    const proc = spawn(process.execPath, [...(opts.nodeArgs ?? []), server, '--stdio'], {
+      cwd: path.dirname(path.dirname(server)),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const conn = createMessageConnection(new StreamMessageReader(proc.stdout!), new StreamMessageWriter(proc.stdin!));
     const client = new TestClient(proc, conn, opts.workspace);
     client.settings = opts.settings ?? {};

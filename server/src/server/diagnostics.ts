@@ -44,27 +44,41 @@ export function diagnosticMessage(r: ErrorRecord): string {
   return `${head}: ${doc}`;
 }
 
-export function toDiagnostic(ctx: ServerContext, m: RecordMatch, line: number): Diagnostic {
-  const r = m.record;
-  const d: Diagnostic = {
-    range: { start: { line, character: m.match.start }, end: { line, character: m.match.end } },
+/** The line-independent part of a record's diagnostic, cached per record until reload/file changes. */
+type DiagnosticBody = Omit<Diagnostic, 'range'>;
+const bodies = new Map<string, { key: string; record: ErrorRecord; body: DiagnosticBody }>();
+
+function diagnosticBody(ctx: ServerContext, r: ErrorRecord): DiagnosticBody {
+  const key = `${ctx.epoch()}:${ctx.raiseSites.version}`;
+  const hit = bodies.get(r.id);
+  if (hit && hit.key === key && hit.record === r) return hit.body;
+  const body: DiagnosticBody = {
     severity: severityOf(r.severity),
     source: SOURCE,
     code: r.errorCode || r.slug,
     message: diagnosticMessage(r),
     data: { id: r.id },
   };
-  if (safeGithubUrl(r.githubUrl)) d.codeDescription = { href: r.githubUrl! };
+  if (safeGithubUrl(r.githubUrl)) body.codeDescription = { href: r.githubUrl! };
   const site = ctx.raiseSites.resolve(r);
   if (site?.kind === 'local') {
-    d.relatedInformation = [
+    body.relatedInformation = [
       {
         location: { uri: site.uri, range: { start: { line: site.line, character: 0 }, end: { line: site.line, character: 0 } } },
         message: `${r.errorClass || r.errorType} is raised here`,
       },
     ];
   }
-  return d;
+  if (bodies.size > 50_000) bodies.clear();
+  bodies.set(r.id, { key, record: r, body });
+  return body;
+}
+
+export function toDiagnostic(ctx: ServerContext, m: RecordMatch, line: number): Diagnostic {
+  return {
+    range: { start: { line, character: m.match.start }, end: { line, character: m.match.end } },
+    ...diagnosticBody(ctx, m.record),
+  };
 }
 
 /** Diagnostics of a document with a result id; scans lines that have no cached matches yet. */

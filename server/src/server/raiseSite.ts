@@ -94,8 +94,12 @@ export class RaiseSiteResolver {
     private readonly openText: (filePath: string) => string[] | undefined = () => undefined,
   ) {}
 
+  /** Bumped by clear(): callers caching anything derived from raise sites compare it. */
+  version = 0;
+
   /** Forget everything (records reloaded, files changed, folders changed). */
   clear(): void {
+    this.version++;
     this.cache.clear();
     this.files.clear();
     this.childDirs.clear();

@@ -1,0 +1,129 @@
+// TrackedDocument: incremental edits, the per-line match cache and "re-match only changed lines".
+import * as assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { CancellationTokenSource } from 'vscode-languageserver';
+import { Catalog } from '../../server/src/core/catalog';
+import { TrackedDocument } from '../../server/src/server/documents';
+import { documentDiagnostics } from '../../server/src/server/diagnostics';
+import { lineMatches, scanDocument } from '../../server/src/server/matching';
+import { Cancelled } from '../../server/src/server/runSafe';
+import { fixtureRecords, makeCtx } from './server-ctx';
+
+/** Reference: apply an LSP range edit to a plain string. */
+function offsetAt(text: string, line: number, character: number): number {
+  const lines = text.split(/\r\n|\r|\n/);
+  line = Math.min(line, lines.length - 1);
+  let off = 0;
+  const breaks = text.match(/\r\n|\r|\n/g) ?? [];
+  for (let i = 0; i < line; i++) off += lines[i]!.length + breaks[i]!.length;
+  return off + Math.min(character, lines[line]!.length);
+}
+
+/** A catalog whose matchLine calls are counted. */
+function countingCatalog(): { catalog: Catalog; calls: () => number } {
+  const catalog = new Catalog(fixtureRecords());
+  let n = 0;
+  const orig = catalog.matchLine.bind(catalog);
+  catalog.matchLine = (line: string) => {
+    n++;
+    return orig(line);
+  };
+  return { catalog, calls: () => n };
+}
+
+describe('server: TrackedDocument', () => {
+  it('applies incremental edits exactly like a string edit (property)', () => {
+    const chars = fc.constantFrom('a', 'b', ' ', '\n', '\r\n', 'é', '😀');
+    const textArb = fc.array(chars, { maxLength: 40 }).map((a) => a.join(''));
+    fc.assert(
+      fc.property(
+        textArb,
+        fc.array(fc.tuple(fc.nat(8), fc.nat(12), fc.nat(8), fc.nat(12), textArb), { maxLength: 6 }),
+        (initial, edits) => {
+          const doc = new TrackedDocument('file:///x.log', 'log', 1, initial);
+          let ref = initial;
+          for (const [l1, c1, l2, c2, text] of edits) {
+            // Clamp like LSP clients: positions inside the document, start <= end.
+            const lines = ref.split(/\r\n|\r|\n/);
+            const sl = Math.min(l1, lines.length - 1);
+            const el = Math.min(l2, lines.length - 1);
+            const s = { line: sl, character: Math.min(c1, lines[sl]!.length) };
+            const e = { line: el, character: Math.min(c2, lines[el]!.length) };
+            const [a, b] = offsetAt(ref, s.line, s.character) <= offsetAt(ref, e.line, e.character) ? [s, e] : [e, s];
+            const from = offsetAt(ref, a.line, a.character);
+            const to = offsetAt(ref, b.line, b.character);
+            ref = ref.slice(0, from) + text + ref.slice(to);
+            doc.apply([{ range: { start: a, end: b }, text }], doc.version + 1);
+          }
+          assert.deepEqual(doc.lines, ref.split(/\r\n|\r|\n/));
+          assert.equal(doc.matches.length, doc.lines.length);
+        },
+      ),
+      { seed: 42, numRuns: 300 },
+    );
+  });
+
+  it('appending a line to a long log matches only that line and keeps diagnostics unchanged', async () => {
+    const ctx = makeCtx();
+    const { catalog, calls } = countingCatalog();
+    ctx.setCatalog(catalog);
+    const lines: string[] = [];
+    for (let i = 0; i < 20_000; i++) lines.push(i % 1000 === 5 ? `E ${i}: encode metadata not ready` : `INFO line ${i} all good`);
+    const doc = ctx.documents.open('file:///big.log', 'log', 1, lines.join('\n') + '\n');
+    const first = await documentDiagnostics(ctx, doc);
+    assert.equal(first.items.length, 20);
+    assert.equal(calls(), 20_001);
+
+    const last = doc.lineCount - 1;
+    doc.apply([{ range: { start: { line: last, character: 0 }, end: { line: last, character: 0 } }, text: 'INFO appended\n' }], 2);
+    const second = await documentDiagnostics(ctx, doc);
+    assert.equal(calls(), 20_003, 'the edited line and the new empty last line only');
+    assert.equal(second.resultId, first.resultId, 'no diagnostic changed');
+
+    doc.apply([{ range: { start: { line: last + 1, character: 0 }, end: { line: last + 1, character: 0 } }, text: 'X encode metadata not ready\n' }], 3);
+    const third = await documentDiagnostics(ctx, doc);
+    assert.equal(calls(), 20_005);
+    assert.notEqual(third.resultId, first.resultId);
+    assert.equal(third.items.length, 21);
+    assert.equal(third.items[20]!.range.start.line, last + 1);
+  });
+
+  it('inserting lines shifts cached results without re-matching them', async () => {
+    const ctx = makeCtx();
+    const { catalog, calls } = countingCatalog();
+    ctx.setCatalog(catalog);
+    const doc = ctx.documents.open('file:///a.log', 'log', 1, 'a\nencode metadata not ready\nb\n');
+    const before = await documentDiagnostics(ctx, doc);
+    assert.equal(before.items[0]!.range.start.line, 1);
+    const n = calls();
+    doc.apply([{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, text: 'new 1\nnew 2\n' }], 2);
+    const after = await documentDiagnostics(ctx, doc);
+    assert.equal(after.items[0]!.range.start.line, 3);
+    assert.equal(calls() - n, 3, 'two inserted lines + the edited first line');
+  });
+
+  it('scanning a huge document is cancellable between slices', async () => {
+    const ctx = makeCtx();
+    const text = 'INFO nothing here at all but some words to scan\n'.repeat(400_000);
+    const doc = ctx.documents.open('file:///huge.log', 'log', 1, text);
+    const source = new CancellationTokenSource();
+    const t0 = performance.now();
+    const p = scanDocument(ctx, doc, source.token);
+    setImmediate(() => source.cancel());
+    await assert.rejects(p, (e) => e instanceof Cancelled);
+    assert.ok(performance.now() - t0 < 2000, 'cancelled promptly');
+    assert.ok(doc.firstUnscanned < doc.lineCount, 'not finished');
+  });
+
+  it('a matcher that throws costs the line its matches, not the feature', () => {
+    const ctx = makeCtx();
+    const catalog = new Catalog(fixtureRecords());
+    catalog.matchLine = () => {
+      throw new Error('boom');
+    };
+    ctx.setCatalog(catalog);
+    const doc = ctx.documents.open('file:///a.log', 'log', 1, 'encode metadata not ready');
+    assert.deepEqual(lineMatches(ctx, doc, 0), []);
+    assert.equal(ctx.errors.length, 1);
+  });
+});
