@@ -9,6 +9,7 @@ import { parseSelection } from './select';
 
 export { DatasetStore, DEFAULT_LIMITS, type DatasetOptions, type DatasetStatus, type SyncResult, type DatasetFailure, type DatasetLimits } from './store';
 export { DatasetError, type DatasetErrorKind } from './download';
+export { DatasetService, type DatasetSettings, type DatasetServiceStatus, type DatasetServiceSuggestions } from './service';
 export { isLiteRecord, LiteRecord } from './lite';
 export { parseSelection, type RepoSelection } from './select';
 export type { Manifest, RepoEntry, IndexRow } from './types';

@@ -1,0 +1,162 @@
+// What the language server needs from the dataset, behind one object (no LSP imports: the server
+// maps these plain results onto protocol.ts's DatasetStatusRequest / DatasetSyncRequest /
+// DatasetSuggestRequest one-to-one). Cache: <storagePath>/dataset.
+//
+// Server wiring (server/src/server, owned by the server):
+//   const ds = new DatasetService(path.join(storagePath, 'dataset'));
+//   on settings:  ds.configure(settings.dataset)        (url, repos, refreshHours)
+//   on (re)load:  records = await ds.records()           -> merge as origin 'dataset' after bundled
+//   hourly timer: if ((await ds.syncIfDue())?.status === 'updated') reload
+//   requests:     status(loaded) / sync(force) then reload / suggest(folders)
+//   record view:  await ds.complete(record)              full record of a lite one (lazy, cached)
+//   one time:     ds.pendingSuggestion(folders)          a message to offer once per workspace
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { ErrorRecord } from '../record';
+import { readJsonFile, writeFileAtomic } from './fsutil';
+import { isLiteRecord } from './lite';
+import { parseSelection } from './select';
+import { DatasetStore, type DatasetFailure, type SyncResult } from './store';
+import { type Dependency, type RepoSuggestion, scanWorkspaceDependencies, suggestionMessage, suggestRepositories } from './workspace';
+
+export interface DatasetSettings {
+  url: string;
+  repos: string[];
+  refreshHours: number;
+}
+
+export interface DatasetServiceStatus {
+  optedIn: boolean;
+  url: string;
+  datasetVersion: string | null;
+  checkedAt: string | null;
+  nextCheckAt: string | null;
+  rows: number;
+  repos: number;
+  cachedRepos: string[];
+  loaded: number;
+  failure: DatasetFailure | null;
+}
+
+export interface DatasetServiceSuggestions {
+  suggestions: RepoSuggestion[];
+  unmatched: string[];
+  message: string | null;
+  needsSync: boolean;
+}
+
+export class DatasetService {
+  private store: DatasetStore | undefined;
+  private settings: DatasetSettings = { url: 'https://errors.standardbeagle.com', repos: [], refreshHours: 24 };
+
+  constructor(
+    readonly cacheDir: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  configure(settings: DatasetSettings): void {
+    const changedStore = !this.store || settings.url.replace(/\/+$/, '') !== this.store.url || settings.refreshHours !== this.settings.refreshHours;
+    this.settings = { ...settings, repos: [...settings.repos] };
+    if (changedStore) this.store = new DatasetStore({ cacheDir: this.cacheDir, url: settings.url, refreshHours: settings.refreshHours, now: this.now });
+  }
+
+  private get s(): DatasetStore {
+    if (!this.store) this.configure(this.settings);
+    return this.store!;
+  }
+
+  get optedIn(): boolean {
+    return this.s.optedIn;
+  }
+
+  /** Lightweight records of the selected repositories from the cache ([] before opt-in or with no selection). */
+  async records(opts: { yieldEvery?: number } = {}): Promise<ErrorRecord[]> {
+    if (!this.s.optedIn || this.settings.repos.length === 0) return [];
+    return this.s.loadRecords(this.settings.repos, opts);
+  }
+
+  /** The automatic poll: only after opt-in, only when refreshHours passed. */
+  async syncIfDue(): Promise<SyncResult | undefined> {
+    if (!this.s.optedIn) return undefined;
+    return this.s.sync();
+  }
+
+  /** The user's explicit sync (a command, or an accepted suggestion): opts in. */
+  sync(force = true): Promise<SyncResult> {
+    return this.s.sync({ force, optIn: true });
+  }
+
+  status(loaded: number): DatasetServiceStatus {
+    const st = this.s.status();
+    return {
+      optedIn: st.optedIn,
+      url: st.url,
+      datasetVersion: st.datasetVersion,
+      checkedAt: st.checkedAt,
+      nextCheckAt: st.nextCheckAt,
+      rows: st.rows,
+      repos: st.repos,
+      cachedRepos: st.cachedRepos,
+      loaded,
+      failure: st.failure,
+    };
+  }
+
+  /** Dependencies of the workspace folders mapped to cached repos.json entries (no network). */
+  suggest(folders: readonly string[]): DatasetServiceSuggestions {
+    const deps: Dependency[] = [];
+    for (const f of folders) deps.push(...scanWorkspaceDependencies(f));
+    const repos = this.s.repos();
+    if (repos.length === 0) {
+      return { suggestions: [], unmatched: [...new Set(deps.map((d) => d.name))], message: null, needsSync: true };
+    }
+    const { suggestions, unmatched } = suggestRepositories(deps, repos);
+    const selected = parseSelection(this.settings.repos);
+    const fresh = suggestions.filter((x) => !selected.has(x.repo));
+    return { suggestions, unmatched: unmatched.map((d) => d.name), message: suggestionMessage(fresh) ?? null, needsSync: false };
+  }
+
+  /**
+   * A message to offer once per workspace (then never again for it): before opt-in, whether to
+   * download explanations for the workspace's dependencies; after a sync, which repositories to use.
+   */
+  pendingSuggestion(folders: readonly string[]): { kind: 'optIn' | 'useRepos'; message: string; repos: string[] } | undefined {
+    const key = [...folders].sort().join('\n');
+    const file = path.join(this.cacheDir, 'suggested.json');
+    const shown = readJsonFile<Record<string, string[]>>(file) ?? {};
+    const kinds = shown[key] ?? [];
+    let out: { kind: 'optIn' | 'useRepos'; message: string; repos: string[] } | undefined;
+    if (!this.s.optedIn) {
+      if (kinds.includes('optIn')) return undefined;
+      const deps = folders.flatMap((f) => scanWorkspaceDependencies(f)).filter((d) => !d.name.startsWith('@types/'));
+      if (deps.length === 0) return undefined;
+      const names = [...new Set(deps.map((d) => d.name))];
+      const listed = names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ');
+      out = { kind: 'optIn', message: `Your workspace uses ${listed}. Download ErrLookup's explanations of their errors (errors.standardbeagle.com)?`, repos: [] };
+    } else {
+      if (kinds.includes('useRepos')) return undefined;
+      const r = this.suggest(folders);
+      if (!r.message) return undefined;
+      const selected = parseSelection(this.settings.repos);
+      out = { kind: 'useRepos', message: r.message, repos: [...new Set(r.suggestions.filter((x) => !selected.has(x.repo)).map((x) => x.repo))] };
+    }
+    shown[key] = [...kinds, out.kind];
+    try {
+      fs.mkdirSync(this.cacheDir, { recursive: true });
+      writeFileAtomic(file, JSON.stringify(shown));
+    } catch {
+      // read-only storage: the suggestion may come again next session
+    }
+    return out;
+  }
+
+  /** The full record for a lite one (fetched once per repository and cached); the record itself otherwise or on failure. */
+  async complete(record: ErrorRecord): Promise<ErrorRecord> {
+    if (!isLiteRecord(record)) return record;
+    try {
+      return (await this.s.fullRecord(record.id, record.repo)) ?? record;
+    } catch {
+      return record;
+    }
+  }
+}

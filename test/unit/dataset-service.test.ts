@@ -1,0 +1,81 @@
+// DatasetService: what the language server calls (opt-in, selection from settings, lazy full
+// records, one-time suggestions), against the loopback fixture server.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { DatasetService } from '../../server/src/core/dataset/service';
+import { isLiteRecord } from '../../server/src/core/dataset/lite';
+import { FIXTURE_DATASET, FixtureServer } from './datasetServer';
+
+const WS = path.join(FIXTURE_DATASET, 'workspace');
+
+describe('dataset: DatasetService (server side)', () => {
+  let server: FixtureServer;
+  let tmp: string;
+  before(async () => {
+    server = await FixtureServer.start();
+  });
+  after(async () => {
+    await server.close();
+  });
+  beforeEach(() => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ee-dataset-svc-'));
+    server.requests.length = 0;
+  });
+  afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  it('does nothing before opt-in except offer it once', async () => {
+    const ds = new DatasetService(path.join(tmp, 'dataset'));
+    ds.configure({ url: server.base('s', 'current'), repos: ['*'], refreshHours: 24 });
+    assert.deepEqual(await ds.records(), []);
+    assert.equal(await ds.syncIfDue(), undefined);
+    const offer = ds.pendingSuggestion([WS]);
+    assert.equal(offer?.kind, 'optIn');
+    assert.match(offer!.message, /^Your workspace uses left-pad, axios, express and \d+ more\. Download ErrLookup's explanations/);
+    assert.equal(ds.pendingSuggestion([WS]), undefined, 'offered once');
+    assert.equal(new DatasetService(path.join(tmp, 'dataset')).pendingSuggestion([WS]), undefined, 'also after a restart');
+    assert.equal(ds.suggest([WS]).needsSync, true);
+    assert.deepEqual(server.requests, [], 'no request before opt-in');
+  });
+
+  it('after opt-in: selection from settings, lazy full records, suggestions for the rest', async () => {
+    const ds = new DatasetService(path.join(tmp, 'dataset'));
+    ds.configure({ url: server.base('s', 'current'), repos: [], refreshHours: 24 });
+    assert.equal((await ds.sync()).status, 'updated');
+    assert.deepEqual(await ds.records(), [], 'no repository chosen yet');
+    ds.configure({ url: server.base('s', 'current'), repos: ['axios/axios'], refreshHours: 24 });
+    const recs = await ds.records();
+    assert.equal(recs.length, 2);
+    assert.ok(recs.every(isLiteRecord));
+    const full = await ds.complete(recs[0]!);
+    assert.ok(!isLiteRecord(full));
+    assert.equal(full.id, recs[0]!.id);
+    assert.equal(server.count('/s/data/repos/axios/axios.json'), 1);
+    assert.equal((await ds.syncIfDue())?.status, 'skipped', 'refreshHours not passed');
+
+    const sug = ds.suggest([WS]);
+    assert.equal(sug.needsSync, false);
+    assert.ok(sug.suggestions.some((x) => x.repo === 'axios/axios'));
+    assert.match(sug.message!, /^express, pg, github\.com\/spf13\/cobra and 4 more have 7 explained errors — use them\?$/, 'axios is already selected');
+    const offer = ds.pendingSuggestion([WS]);
+    assert.equal(offer?.kind, 'useRepos');
+    assert.ok(offer!.repos.includes('brianc/node-postgres') && !offer!.repos.includes('axios/axios'));
+    assert.equal(ds.pendingSuggestion([WS]), undefined);
+
+    const st = ds.status(recs.length);
+    assert.equal(st.loaded, 2);
+    assert.equal(st.rows, 10);
+    assert.deepEqual(st.cachedRepos, ['axios/axios']);
+  });
+
+  it('complete() falls back to the index record when the repository cannot be fetched', async () => {
+    const other = await FixtureServer.start();
+    const ds = new DatasetService(path.join(tmp, 'dataset'));
+    ds.configure({ url: other.base('o', 'current'), repos: ['psf/requests'], refreshHours: 24 });
+    await ds.sync();
+    const [lite] = await ds.records();
+    await other.close();
+    assert.equal(await ds.complete(lite!), lite);
+  });
+});
