@@ -237,6 +237,7 @@ describe('render', () => {
       assert.equal(escapeMarkdown('plain words 42'), 'plain words 42');
       assert.equal(escapeMarkdown('a [b](c) <d> & `e`'), 'a \\[b\\]\\(c\\) \\<d\\> \\& \\`e\\`');
       assert.equal(escapeMarkdown('see https://x.example/a'), 'see `https://x.example/a`');
+      assert.equal(escapeMarkdown('(see https://x.example/a).'), '\\(see `https://x.example/a`\\).');
     });
     it('codeSpan and fencedBlock use a fence longer than any backtick run inside', () => {
       assert.equal(codeSpan('a ` b'), '`` a ` b ``'.replace('`` a', '``a').replace('b ``', 'b``'));

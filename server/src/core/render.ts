@@ -54,8 +54,11 @@ export function escapeMarkdown(text: string): string {
   let last = 0;
   LINKISH.lastIndex = 0;
   for (let m = LINKISH.exec(clean); m; m = LINKISH.exec(clean)) {
-    out += escapeRun(clean.slice(last, m.index)) + codeSpan(m[0]);
-    last = m.index + m[0].length;
+    // like GFM autolinks, trailing punctuation is not part of the URL: `(see https://x.y/z).`
+    const url = m[0].replace(/[).,;:!?'"\]]+$/, '');
+    if (!url) continue;
+    out += escapeRun(clean.slice(last, m.index)) + codeSpan(url);
+    last = m.index + url.length;
   }
   out += escapeRun(clean.slice(last));
   return out;
