@@ -401,3 +401,52 @@ describe('engine: rejected patterns', () => {
     );
   });
 });
+
+describe('engine: matchText (block scan)', () => {
+  it('gives the same results as matchLine on every line (random blocks, seed 11)', () => {
+    const r = rng(11);
+    const entries = [
+      ...seedEntries,
+      entry('a', 'disk {d} is full'),
+      entry('b', 'ab {x} cd'), // short literals: direct keys
+      regexEntry('c', 'code=\\d{3} found'),
+    ];
+    const e = MatchEngine.build(entries);
+    const pieces = [
+      'Inconsistent receive_count for req_id=1: registered 2, got 3',
+      'encode metadata not ready',
+      'disk sda is full',
+      'ab 1 cd',
+      'code=404 found',
+      '{"msg":"encode metadata \\u006eot ready"}',
+      '\x1b[31mdisk\x1b[0m sdb is full',
+      'noise noise noise',
+      'disk is full',
+      '',
+      '\r',
+      '😀',
+    ];
+    for (let iter = 0; iter < 200; iter++) {
+      const lines: string[] = [];
+      const count = Math.floor(r() * 12);
+      for (let i = 0; i < count; i++) {
+        let l = '';
+        const parts = Math.floor(r() * 3);
+        for (let k = 0; k < parts; k++) l += (k ? ' ' : '') + pieces[Math.floor(r() * pieces.length)];
+        lines.push(l);
+      }
+      const text = lines.join('\n') + (r() < 0.5 ? '\n' : '');
+      const want: [number, LineMatch[]][] = [];
+      const split = text.split('\n');
+      if (text.endsWith('\n')) split.pop();
+      split.forEach((l, i) => {
+        const ms = e.matchLine(l);
+        if (ms.length) want.push([i, ms]);
+      });
+      const got: [number, LineMatch[]][] = [];
+      const n = e.matchText(text, (i, ms) => got.push([i, ms]));
+      assert.equal(n, text === '' ? 0 : split.length, JSON.stringify(text));
+      assert.deepEqual(got, want, JSON.stringify(text));
+    }
+  });
+});

@@ -16,7 +16,7 @@
 import { MIN_LITERAL_CHARS, MAX_PATTERN_LENGTH, parseSimplePattern, patternInfo, patternProblem } from './pattern';
 import { lineViews, needsViews, type LineView } from './text';
 import { ChainMatcher, RegexMatcher, hasTerminator, terminators, type RawMatch } from './engine/matchers';
-import { GramCounts, TIERS, Tier } from './engine/prefilter';
+import { GramCounts, TIERS, Tier, planTiers } from './engine/prefilter';
 
 export interface EngineEntry {
   id: string;
@@ -52,12 +52,12 @@ export interface EngineStats {
   unkeyed: number;
   /** Records per tier, by key length. */
   tiers: { m: number; records: number; stride: number }[];
+  /** Records whose key is searched with indexOf (their tier would cost more than it saves). */
+  direct: number;
   indexBytes: number;
 }
 
 const WORD = /[A-Za-z0-9_]/;
-/** Tiers with at most this many records are not scanned; their keys are searched with indexOf. */
-const DIRECT_MAX = 16;
 
 /** True when `code` occurs in `text` with no word character directly before or after it. */
 export function hasToken(text: string, code: string): boolean {
@@ -127,6 +127,9 @@ export class MatchEngine {
   private viewStamp = 0;
   private lineStamp = 0;
   private readonly cands: number[] = [];
+  private readonly marks: number[] = [];
+  /** fromJson[i]: result i of the current line came from a JSON string value (wins ties). */
+  private readonly fromJson: boolean[] = [];
 
   private constructor(private readonly entries: readonly EngineEntry[]) {
     const n = entries.length;
@@ -159,15 +162,30 @@ export class MatchEngine {
 
     // 2. one key per record, in the longest tier its literals allow, chosen by rarity of its
     //    q-grams across all records' literals (counted once per q actually used)
-    const tiers = TIERS.map(([m, q]) => new Tier(m, q));
-    const tierOf = new Int8Array(n).fill(-1);
+    const longestOf = new Int32Array(n);
     for (let i = 0; i < n; i++) {
       if (!this.matchers[i]) continue;
       let longest = 0;
       for (const l of literals[i]!) if (l.length > longest) longest = l.length;
-      const t = tiers.findIndex((tier) => tier.m <= longest);
-      if (t < 0) this.unkeyed.push(i);
-      else tierOf[i] = t;
+      longestOf[i] = longest;
+    }
+    const active = planTiers(longestOf);
+    const tiers = TIERS.map(([m, q]) => new Tier(m, q));
+    const tierOf = new Int8Array(n).fill(-1);
+    for (let i = 0; i < n; i++) {
+      if (!this.matchers[i]) continue;
+      const longest = longestOf[i]!;
+      if (longest === 0) {
+        this.unkeyed.push(i);
+        continue;
+      }
+      const t = tiers.findIndex((tier, k) => active[k] && tier.m <= longest);
+      if (t >= 0) tierOf[i] = t;
+      else {
+        // searched with indexOf: the key is the record's longest literal
+        for (const l of literals[i]!) if (l.length === longest) this.keys[i] = l;
+        this.direct.push(i);
+      }
     }
     const countsByQ = new Map<number, GramCounts>();
     const bits = n > 200_000 ? 23 : n > 20_000 ? 22 : 18;
@@ -200,17 +218,12 @@ export class MatchEngine {
     let indexBytes = 0;
     for (const t of tiers) {
       if (t.size === 0) continue;
-      if (t.size <= DIRECT_MAX) {
-        // a whole strided pass for a handful of keys costs more than an indexOf per key
-        for (const rec of t.records) this.direct.push(rec);
-        continue;
-      }
       tierStats.push({ m: t.m, records: t.size, stride: t.stride });
       t.build(this.keys);
       indexBytes += t.bytes();
       this.tiers.push(t);
     }
-    this.stats = { chain, regex, rejected: this.rejected.length, unkeyed: this.unkeyed.length, tiers: tierStats, indexBytes };
+    this.stats = { chain, regex, rejected: this.rejected.length, unkeyed: this.unkeyed.length, tiers: tierStats, direct: this.direct.length, indexBytes };
   }
 
   static build(entries: EngineEntry[]): MatchEngine {
@@ -219,22 +232,86 @@ export class MatchEngine {
 
   /** Every matching entry, ranked, one match (the leftmost) per entry. */
   matchLine(line: string): LineMatch[] {
-    const results: LineMatch[] = [];
-    const fromJson: boolean[] = [];
     if (++this.lineStamp >= 0x3fffffff) {
       this.lineSeen.fill(0);
       this.lineStamp = 1;
     }
-    if (!needsViews(line)) this.matchView(line, undefined, line, results, fromJson);
-    else for (const v of lineViews(line)) this.matchView(v.text, v, line, results, fromJson);
+    const results: LineMatch[] = [];
+    const plain = !needsViews(line);
+    if (plain) this.matchView(line, undefined, line, results);
+    else for (const v of lineViews(line)) this.matchView(v.text, v, line, results);
     if (results.length === 0) return results;
     let base: string | undefined;
     for (const r of results) {
       const code = this.entries[r.entry]!.errorCode;
-      if (code) r.codeInLine = hasToken((base ??= needsViews(line) ? lineViews(line)[0]!.text : line), code);
+      if (code) r.codeInLine = hasToken((base ??= plain ? line : lineViews(line)[0]!.text), code);
     }
     if (results.length > 1) results.sort(this.compare);
     return results;
+  }
+
+  /**
+   * Match every line of a block of text (lines end with \n; a final line without \n counts).
+   * Calls onLine(lineIndex, matches, line) in order for each line with matches; returns the number
+   * of lines. Same results as matchLine on each line, but lines without any key occurrence (and
+   * without ANSI escapes or backslash escapes) are never split out or touched: one strided pass
+   * over the whole block finds the lines worth matching. For scanning files.
+   */
+  matchText(text: string, onLine: (lineIndex: number, matches: LineMatch[], line: string) => void): number {
+    const n = text.length;
+    const marks = this.marks;
+    marks.length = 0;
+    const everyLine = this.unkeyed.length > 0;
+    if (!everyLine) {
+      for (const tier of this.tiers) tier.hits(text, this.keys, marks);
+      const markAll = (needle: string) => {
+        let p = text.indexOf(needle);
+        while (p >= 0) {
+          marks.push(p);
+          const nl = text.indexOf('\n', p);
+          if (nl < 0) break;
+          p = text.indexOf(needle, nl + 1);
+        }
+      };
+      for (const rec of this.direct) markAll(this.keys[rec]!);
+      markAll('\x1b'); // views differ from the raw text: ANSI sequences ...
+      markAll('\\'); // ... and JSON escapes
+      marks.sort((a, b) => a - b);
+    }
+    let lineNo = 0;
+    let pos = 0; // start of line lineNo
+    let mi = 0;
+    while (pos < n) {
+      let target: number;
+      if (everyLine) target = pos;
+      else {
+        while (mi < marks.length && marks[mi]! < pos) mi++;
+        if (mi >= marks.length) break;
+        target = marks[mi]!;
+      }
+      // advance to the line containing target
+      let nl = text.indexOf('\n', pos);
+      while (nl >= 0 && nl < target) {
+        lineNo++;
+        pos = nl + 1;
+        nl = text.indexOf('\n', pos);
+      }
+      const end = nl < 0 ? n : nl;
+      const line = text.slice(pos, end);
+      const ms = this.matchLine(line);
+      if (ms.length) onLine(lineNo, ms, line);
+      if (nl < 0) return lineNo + 1;
+      lineNo++;
+      pos = nl + 1;
+    }
+    // count the remaining lines
+    while (pos < n) {
+      const nl = text.indexOf('\n', pos);
+      lineNo++;
+      if (nl < 0) break;
+      pos = nl + 1;
+    }
+    return lineNo;
   }
 
   /** Cheap check: false means matchLine(line) is certainly empty. */
@@ -266,7 +343,7 @@ export class MatchEngine {
     for (const rec of this.unkeyed) out.push(rec);
   }
 
-  private matchView(text: string, view: LineView | undefined, line: string, results: LineMatch[], fromJson: boolean[]): void {
+  private matchView(text: string, view: LineView | undefined, line: string, results: LineMatch[]): void {
     const cands = this.cands;
     cands.length = 0;
     this.collect(text, cands);
@@ -280,15 +357,15 @@ export class MatchEngine {
       if (this.lineSeen[rec] === this.lineStamp) {
         const at = this.resultAt[rec]!;
         const prev = results[at]!;
-        if (start > prev.start || (start === prev.start && (!json || fromJson[at]))) continue;
+        if (start > prev.start || (start === prev.start && (!json || this.fromJson[at]))) continue;
         results[at] = this.toLineMatch(rec, raw, start, view, line);
-        fromJson[at] = json;
+        this.fromJson[at] = json;
         continue;
       }
       this.lineSeen[rec] = this.lineStamp;
       this.resultAt[rec] = results.length;
+      this.fromJson[results.length] = json;
       results.push(this.toLineMatch(rec, raw, start, view, line));
-      fromJson.push(json);
     }
   }
 

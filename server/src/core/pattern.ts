@@ -61,56 +61,64 @@ function braceName(expr: string): string | undefined {
   return name === '' || /^\d+$/.test(name) ? undefined : name;
 }
 
-/** Split a message into literal text and placeholders, left to right. */
+/** Split a message into literal text and placeholders, left to right. (Strings are built from
+ * slices and joins, never char by char: flat strings scan fast.) */
 export function messageParts(message: string): MessagePart[] {
   const parts: MessagePart[] = [];
-  let lit = '';
+  const lit: string[] = [];
+  let runStart = 0;
+  const endRun = (at: number) => {
+    if (at > runStart) lit.push(message.slice(runStart, at));
+  };
   const flush = () => {
-    if (lit) parts.push({ kind: 'literal', text: lit });
-    lit = '';
+    if (lit.length) parts.push({ kind: 'literal', text: lit.join('') });
+    lit.length = 0;
   };
   let i = 0;
   while (i < message.length) {
     const c = message[i]!;
-    if (c === '{' && message[i + 1] === '{') {
-      lit += '{'; // format-string escape: {{ prints {
+    if ((c === '{' && message[i + 1] === '{') || (c === '}' && message[i + 1] === '}')) {
+      endRun(i);
+      lit.push(c); // format-string escape: {{ prints {
       i += 2;
-      continue;
-    }
-    if (c === '}' && message[i + 1] === '}') {
-      lit += '}';
-      i += 2;
+      runStart = i;
       continue;
     }
     if (c === '{' || (c === '$' && message[i + 1] === '{')) {
       const open = c === '$' ? i + 1 : i;
       const end = closeBrace(message, open);
       if (end > 0) {
+        endRun(i);
         flush();
         parts.push({ kind: 'placeholder', name: braceName(message.slice(open + 1, end - 1)), source: message.slice(i, end) });
         i = end;
+        runStart = i;
         continue;
       }
     }
     if (c === '%') {
       if (message[i + 1] === '%') {
-        lit += '%'; // printf escape: %% prints %
+        endRun(i);
+        lit.push('%'); // printf escape: %% prints %
         i += 2;
+        runStart = i;
         continue;
       }
       PRINTF.lastIndex = i;
       const m = PRINTF.exec(message);
       if (m) {
+        endRun(i);
         flush();
         const name = m[1]?.trim();
         parts.push({ kind: 'placeholder', name: name ? name : undefined, source: m[0] });
         i += m[0].length;
+        runStart = i;
         continue;
       }
     }
-    lit += c;
     i++;
   }
+  endRun(message.length);
   flush();
   return parts;
 }
@@ -123,18 +131,18 @@ export function placeholderNames(message: string): string[] {
   return names;
 }
 
+const ESCAPE_RE = /[.*+?^${}()|[\]\\]/g;
+
 /** Escape the characters ErrLookup escapes. */
 export function escapeLiteral(text: string): string {
-  let out = '';
-  for (const c of text) out += SPECIAL.includes(c) ? '\\' + c : c;
-  return out;
+  return text.replace(ESCAPE_RE, '\\$&');
 }
 
 /** ErrLookup's rule: escape . * + ? ^ $ { } ( ) | [ ] \ and turn each placeholder into (.+?). */
 export function derivePattern(message: string): string {
-  let out = '';
-  for (const p of messageParts(message)) out += p.kind === 'literal' ? escapeLiteral(p.text) : HOLE;
-  return out;
+  return messageParts(message)
+    .map((p) => (p.kind === 'literal' ? escapeLiteral(p.text) : HOLE))
+    .join('');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -466,8 +474,9 @@ export function parseSimplePattern(pattern: string): { literals: string[]; leadi
 /** Capture names for a record: placeholder names when their count equals the pattern's groups, else "1","2",...
  * (named groups of a hand-written pattern keep their names). */
 export function captureNames(message: string, pattern: string): string[] {
-  const info = patternInfo(pattern);
-  const groups = info ? info.groups : 0;
+  const simple = parseSimplePattern(pattern); // fast path: holes are the only groups
+  const info = simple ? undefined : patternInfo(pattern);
+  const groups = simple ? simple.literals.length - 1 + (simple.leadingHole ? 1 : 0) + (simple.trailingHole ? 1 : 0) : info ? info.groups : 0;
   const names = placeholderNames(message);
   if (names.length === groups) return names;
   const out: string[] = [];

@@ -8,36 +8,83 @@
 // it, and `line.startsWith(key, probe - offset)` confirms it. The table is CSR: bucket starts +
 // parallel entry arrays; a bitmap in front of it keeps most misses inside a small array.
 
-/** Tiers as [key length m, q-gram length q], longest keys first; a record goes to the first tier
- * whose m its longest required literal allows. Long q-grams are specific (few records share one),
- * long keys give a long stride (m - q + 1 probes skipped per probe). */
+/** Candidate tiers as [key length m, q-gram length q]. The engine picks the subset that is cheapest
+ * to scan for the record set at hand (see planTiers); a record goes to the active tier with the
+ * longest m its longest required literal allows. Long q-grams are specific (few records share one);
+ * long keys give a long stride (m - q + 1).
+ */
 export const TIERS: readonly (readonly [number, number])[] = [
+  [32, 8],
+  [24, 8],
   [16, 8],
-  [12, 6],
-  [8, 4],
-  [6, 4],
-  [5, 4],
+  [12, 8],
+  [10, 8],
+  [8, 8],
+  [6, 6],
+  [5, 5],
   [4, 4],
   [3, 3],
   [2, 2],
   [1, 1],
 ];
 
-/** Hash of q (1..8) chars of s at j. The same function builds the index and probes lines. */
+/** Hash of q (1..8) chars of s at j. The same function builds the index and probes lines.
+ * Tables index by the HIGH bits, which the multiplications mix well. */
 export function hashAt(s: string, j: number, q: number): number {
-  let h: number;
   if (q === 8)
-    h =
+    return (
       Math.imul(s.charCodeAt(j) | (s.charCodeAt(j + 1) << 16), 0x9e3779b1) ^
       Math.imul(s.charCodeAt(j + 2) | (s.charCodeAt(j + 3) << 16), 0x85ebca6b) ^
       Math.imul(s.charCodeAt(j + 4) | (s.charCodeAt(j + 5) << 16), 0xc2b2ae35) ^
-      Math.imul(s.charCodeAt(j + 6) | (s.charCodeAt(j + 7) << 16), 0x27d4eb2f);
-  else {
-    h = 0x811c9dc5;
-    for (let k = 0; k < q; k++) h = Math.imul(h ^ s.charCodeAt(j + k), 0x01000193);
-    h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
+      Math.imul(s.charCodeAt(j + 6) | (s.charCodeAt(j + 7) << 16), 0x27d4eb2f)
+    );
+  if (q === 6)
+    return (
+      Math.imul(s.charCodeAt(j) | (s.charCodeAt(j + 1) << 16), 0x9e3779b1) ^
+      Math.imul(s.charCodeAt(j + 2) | (s.charCodeAt(j + 3) << 16), 0x85ebca6b) ^
+      Math.imul(s.charCodeAt(j + 4) | (s.charCodeAt(j + 5) << 16), 0xc2b2ae35)
+    );
+  if (q === 4)
+    return Math.imul(s.charCodeAt(j) | (s.charCodeAt(j + 1) << 16), 0x9e3779b1) ^ Math.imul(s.charCodeAt(j + 2) | (s.charCodeAt(j + 3) << 16), 0x85ebca6b);
+  let h = 0x811c9dc5;
+  for (let k = 0; k < q; k++) h = Math.imul(h ^ s.charCodeAt(j + k), 0x01000193);
+  return Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
+}
+
+/** Relative scan cost per line character of searching one key with indexOf (a tier costs 1/stride). */
+export const DIRECT_COST = 0.005;
+
+/** Choose the active tiers for records whose longest literal lengths are given: the subset of
+ * TIERS with the least scan cost per character (sum of 1/stride over active tiers, plus
+ * DIRECT_COST per record that fits no active tier and is searched with indexOf). */
+export function planTiers(longest: Int32Array): boolean[] {
+  const CAP = 64;
+  const hist = new Float64Array(CAP + 1);
+  for (const l of longest) if (l > 0) hist[Math.min(l, CAP)]!++;
+  const T = TIERS.length;
+  let best = Infinity;
+  let bestMask = 0;
+  for (let mask = 0; mask < 1 << T; mask++) {
+    let cost = 0;
+    for (let t = 0; t < T; t++) if (mask & (1 << t)) cost += 1 / (TIERS[t]![0] - TIERS[t]![1] + 1);
+    if (cost >= best) continue;
+    const used = new Uint8Array(T);
+    for (let l = 1; l <= CAP; l++) {
+      const c = hist[l]!;
+      if (c === 0) continue;
+      let t = 0;
+      while (t < T && (!(mask & (1 << t)) || TIERS[t]![0] > l)) t++;
+      if (t < T) used[t] = 1;
+      else cost += c * DIRECT_COST;
+    }
+    // an active tier without records costs nothing: it is dropped
+    for (let t = 0; t < T; t++) if (mask & (1 << t) && !used[t]) cost -= 1 / (TIERS[t]![0] - TIERS[t]![1] + 1);
+    if (cost < best) {
+      best = cost;
+      bestMask = mask;
+    }
   }
-  return h; // tables index by the HIGH bits (well mixed by the multiplications)
+  return TIERS.map((_, t) => (bestMask & (1 << t)) !== 0);
 }
 
 function pow2AtLeast(n: number): number {
@@ -131,18 +178,7 @@ export class Tier {
     const recs = this.recs;
     const offs = this.offs;
     for (let j = 0; j <= last; j += stride) {
-      let h: number;
-      if (q === 8)
-        h =
-          Math.imul(s.charCodeAt(j) | (s.charCodeAt(j + 1) << 16), 0x9e3779b1) ^
-          Math.imul(s.charCodeAt(j + 2) | (s.charCodeAt(j + 3) << 16), 0x85ebca6b) ^
-          Math.imul(s.charCodeAt(j + 4) | (s.charCodeAt(j + 5) << 16), 0xc2b2ae35) ^
-          Math.imul(s.charCodeAt(j + 6) | (s.charCodeAt(j + 7) << 16), 0x27d4eb2f);
-      else {
-        h = 0x811c9dc5;
-        for (let k = 0; k < q; k++) h = Math.imul(h ^ s.charCodeAt(j + k), 0x01000193);
-        h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
-      }
+      const h = hashAt(s, j, q);
       const b = h >>> bitShift;
       if ((bits[b >>> 3]! & (1 << (b & 7))) === 0) continue;
       const bucket = h >>> bucketShift;
@@ -155,6 +191,35 @@ export class Tier {
         if (at >= 0 && s.startsWith(keys[rec]!, at)) {
           stamp[rec] = st;
           out.push(rec);
+        }
+      }
+    }
+  }
+
+  /** Push the start of every key occurrence in s (a whole block of text; not deduplicated). */
+  hits(s: string, keys: string[], out: number[]): void {
+    const q = this.q;
+    const stride = this.stride;
+    const last = s.length - q;
+    const bits = this.bits;
+    const bitShift = this.bitShift;
+    const bucketShift = this.bucketShift;
+    const starts = this.starts;
+    const hashes = this.hashes;
+    const recs = this.recs;
+    const offs = this.offs;
+    for (let j = 0; j <= last; j += stride) {
+      const h = hashAt(s, j, q);
+      const b = h >>> bitShift;
+      if ((bits[b >>> 3]! & (1 << (b & 7))) === 0) continue;
+      const bucket = h >>> bucketShift;
+      const end = starts[bucket + 1]!;
+      for (let e = starts[bucket]!; e < end; e++) {
+        if (hashes[e] !== h) continue;
+        const at = j - offs[e]!;
+        if (at >= 0 && s.startsWith(keys[recs[e]!]!, at)) {
+          out.push(at);
+          break; // one hit marks the line
         }
       }
     }
@@ -189,6 +254,7 @@ export class Tier {
 export class GramCounts {
   private readonly counts: Uint32Array;
   private readonly shift: number;
+  private scratch = new Float64Array(256);
   constructor(
     readonly q: number,
     bits = 22,
@@ -205,7 +271,8 @@ export class GramCounts {
   bestWindow(lit: string, m: number): { start: number; cost: number } {
     const q = this.q;
     const grams = lit.length - q + 1;
-    const c = new Float64Array(grams);
+    if (this.scratch.length < grams) this.scratch = new Float64Array(grams * 2);
+    const c = this.scratch;
     for (let j = 0; j < grams; j++) c[j] = this.counts[hashAt(lit, j, q) >>> this.shift]!;
     const per = m - q + 1;
     let sum = 0;
