@@ -47,7 +47,7 @@ import { errorText, Logger, runSafe, runSafeNotification } from './runSafe';
 import { SeenRecords } from './seen';
 import { SECTION, SettingsStore } from './settings';
 import { snippetRequest } from './snippets';
-import { normalizeUri, pathToUri, uriToPath } from './uri';
+import { pathToUri, uriToPath } from './uri';
 
 export interface ServerOptions {
   /** Overrides initializationOptions.bundledRecordsPath (tests, CLI). */
@@ -387,4 +387,3 @@ function emptyLoaded(): LoadedRecords {
   };
 }
 
-export { normalizeUri };
