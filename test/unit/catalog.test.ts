@@ -93,6 +93,16 @@ describe('catalog', () => {
     assert.equal(j.match.text, 'Inconsistent receive_count for req_id=req-6a01: registered 2, got 4');
   });
 
+  it('records with unsafe patterns are rejected with a reason and never match; the rest still do', () => {
+    const bad: ErrorRecord = { ...structuredClone(seeds[0]!), id: 'bad0000000000001', slug: 'redos', messagePattern: '(a+)+$', errorMessage: 'x' };
+    const c = new Catalog([bad, ...seeds.map((r) => structuredClone(r))]);
+    assert.deepEqual(c.rejected.map((r) => r.record.id), ['bad0000000000001']);
+    assert.ok(c.rejected[0]!.reason.length > 0);
+    assert.deepEqual(c.matchLine('aaaaaaaaaaaaaaaaaaaaaaaaaaaa!'), []);
+    assert.equal(c.matchLine('encode metadata not ready')[0]!.record.id, META);
+    assert.equal(c.get('redos')?.id, 'bad0000000000001', 'still listed and searchable');
+  });
+
   it('search: exact, then pattern, then fuzzy', () => {
     assert.deepEqual(
       catalog.search('E_OOM', 1).map((h) => [h.kind, h.record.slug]),

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { MAX_LINE, forEachLine } from '../../server/src/cli/lines';
 import { main } from '../../server/src/cli/main';
+import { artifactUri } from '../../server/src/cli/reporters';
 import { splitLines } from '../../server/src/core/catalog';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -258,6 +259,13 @@ describe('cli', function () {
       assert.equal(r.code, 0);
       assert.equal(r.stdout, cli(['scan', '--format', 'json', SAMPLE]).stdout);
     });
+  });
+
+  it('sarif artifact URIs: relative paths stay relative and encoded, absolute paths become file: URIs', () => {
+    assert.equal(artifactUri('logs/my run #1.log'), 'logs/my%20run%20%231.log');
+    assert.equal(artifactUri('logs\\a.log'), 'logs/a.log');
+    assert.equal(artifactUri('/var/log/x y.log'), 'file:///var/log/x%20y.log');
+    assert.equal(artifactUri('<stdin>'), 'stdin');
   });
 
   describe('explain', () => {
