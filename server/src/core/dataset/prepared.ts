@@ -59,10 +59,10 @@ export class PreparedWriter {
     this.block = [];
   }
 
-  /** Close the rows file and write the head. */
-  finish(datasetVersion: string, schemaVersion: number): PreparedHead {
+  /** Flush and close the rows file (fsync off the event loop: it can take seconds for 170 MB), then write the head. */
+  async finish(datasetVersion: string, schemaVersion: number): Promise<PreparedHead> {
     this.flush();
-    fs.fsyncSync(this.fd);
+    await new Promise<void>((resolve, reject) => fs.fsync(this.fd, (e) => (e ? reject(e) : resolve())));
     fs.closeSync(this.fd);
     const repos: Record<string, BlockRef[]> = {};
     for (const k of [...this.repos.keys()].sort()) repos[k] = this.repos.get(k)!;

@@ -368,17 +368,21 @@ export class DatasetStore {
       });
       stream.on('end', () => {
         if (failed) return;
+        let root: Record<string, unknown>;
         try {
-          const root = scanner.end();
+          root = scanner.end();
           const dv = root.datasetVersion;
           if (typeof dv === 'string' && dv !== manifest.datasetVersion) {
             throw new Error(`its datasetVersion ${dv} differs from the manifest's ${manifest.datasetVersion}`);
           }
           if (writer.rows === 0 && writer.skipped > 0) throw new Error('no row has id, repo, msg and pattern');
-          resolve(writer.finish(manifest.datasetVersion, typeof root.schemaVersion === 'number' ? root.schemaVersion : manifest.schemaVersion));
         } catch (e) {
           fail(new DatasetError('json', `the index is not valid: ${(e as Error).message}`));
+          return;
         }
+        writer.finish(manifest.datasetVersion, typeof root.schemaVersion === 'number' ? root.schemaVersion : manifest.schemaVersion).then(resolve, (e: Error) =>
+          fail(new DatasetError('write', `cannot write the cache folder ${this.cacheDir} (${errCode(e)})`)),
+        );
       });
     });
   }
