@@ -42,6 +42,8 @@ async function main(): Promise<void> {
   const sections: Section[] = [engineSection];
   const lsp = await optionalSection('lsp', 'lsp.ts');
   if (lsp) sections.push(lsp);
+  const dataset = await optionalSection('dataset', 'dataset.ts');
+  if (dataset) sections.push(dataset);
   const wanted = process.env.BENCH_SECTIONS?.split(',').map((s) => s.trim());
   for (const s of sections) {
     if (wanted && !wanted.includes(s.name)) continue;
