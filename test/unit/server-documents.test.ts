@@ -57,6 +57,7 @@ describe('server: TrackedDocument', () => {
           }
           assert.deepEqual(doc.lines, ref.split(/\r\n|\r|\n/));
           assert.equal(doc.matches.length, doc.lines.length);
+          assert.equal(doc.refs.length, doc.lines.length);
         },
       ),
       { seed: 42, numRuns: 300 },

@@ -5,6 +5,7 @@
 // changes that alter the diagnostics of the document, so an append of a line without a match
 // leaves pull diagnostics "unchanged".
 import type { RecordMatch } from '../core/catalog';
+import type { FileRef } from './fileRefs';
 
 export interface Position {
   line: number;
@@ -26,6 +27,8 @@ export class TrackedDocument {
   lines: string[];
   /** Per line: matches, or undefined when the line was not matched since it last changed. */
   matches: (LineMatches | undefined)[];
+  /** Per line: `file:line` references (document links), or undefined when not computed yet. */
+  refs: (readonly FileRef[] | undefined)[];
   eol: '\n' | '\r\n';
   /** Bumped whenever the diagnostics of this document may have changed. */
   generation = 0;
@@ -42,6 +45,7 @@ export class TrackedDocument {
   ) {
     this.lines = splitLines(text);
     this.matches = new Array(this.lines.length);
+    this.refs = new Array(this.lines.length);
     this.eol = detectEol(text);
   }
 
@@ -73,6 +77,7 @@ export class TrackedDocument {
     if (!change.range) {
       this.lines = splitLines(change.text);
       this.matches = new Array(this.lines.length);
+      this.refs = new Array(this.lines.length);
       this.eol = detectEol(change.text);
       this.firstUnscanned = 0;
       this.generation++;
@@ -104,11 +109,15 @@ export class TrackedDocument {
     if (replacement.length <= SPLICE_LIMIT) {
       this.lines.splice(start.line, removed, ...replacement);
       this.matches.splice(start.line, removed, ...new Array<undefined>(replacement.length));
+      this.refs.splice(start.line, removed, ...new Array<undefined>(replacement.length));
     } else {
       this.lines = this.lines.slice(0, start.line).concat(replacement, this.lines.slice(end.line + 1));
       this.matches = this.matches
         .slice(0, start.line)
         .concat(new Array<undefined>(replacement.length), this.matches.slice(end.line + 1));
+      this.refs = this.refs
+        .slice(0, start.line)
+        .concat(new Array<undefined>(replacement.length), this.refs.slice(end.line + 1));
     }
     this.firstUnscanned = Math.min(this.firstUnscanned, start.line);
     if (affectsDiagnostics) this.generation++;

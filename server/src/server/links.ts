@@ -43,7 +43,9 @@ export async function documentLinks(
         tooltip: `Go to where ${m.record.errorClass || m.record.errorType} is raised`,
       });
     }
-    for (const r of findFileRefs(doc.line(i))) {
+    let lineRefs = doc.refs[i];
+    if (lineRefs === undefined) lineRefs = doc.refs[i] = findFileRefs(doc.line(i));
+    for (const r of lineRefs) {
       const file = refs.resolve(r.file);
       if (!file) continue;
       out.push({

@@ -26,11 +26,19 @@ export function isLogLike(uri: string, languageId: string, logFiles: readonly st
   const scheme = schemeOf(uri);
   if (scheme === 'output') return true;
   const file = uriToPath(uri);
-  const name = file ?? decodeURIComponent(uri.slice(scheme.length + 1));
+  const name = file ?? safeDecode(uri.slice(scheme.length + 1));
   const m = matcherFor(logFiles);
   const candidates = [name.split(path.sep).join('/')];
   for (const f of folders) {
     if (file && isInside(file, f)) candidates.push(path.relative(f, file).split(path.sep).join('/'));
   }
   return candidates.some((c) => m(c));
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 }

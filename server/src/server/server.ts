@@ -111,6 +111,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   let watchedKey = '';
   let reloadChain: Promise<StatusResult> = Promise.resolve(loaded.status);
   let reloadQueued: Promise<StatusResult> | undefined;
+  let queuedForce = false;
 
   async function currentSpecs(): Promise<SourceSpec[]> {
     const global = await settings.get(undefined);
@@ -122,11 +123,14 @@ export function startServer(connection: Connection, options: ServerOptions = {})
 
   /** Reload records (coalesced: at most one reload waits behind the running one). */
   function reload(force: boolean): Promise<StatusResult> {
+    queuedForce ||= force;
     if (reloadQueued) return reloadQueued;
     const queued = reloadChain.then(async () => {
       reloadQueued = undefined;
+      const f = queuedForce;
+      queuedForce = false;
       try {
-        return await doReload(force);
+        return await doReload(f);
       } catch (e) {
         log.error(`reloading records failed: ${errorText(e)}`);
         return loaded.status;
