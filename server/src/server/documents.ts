@@ -131,7 +131,8 @@ export class TrackedDocument {
 }
 
 export function splitLines(text: string): string[] {
-  return text.split(LINE_BREAK);
+  // Splitting on one character is several times faster than the regex (50 MB logs).
+  return text.indexOf('\r') < 0 ? text.split('\n') : text.split(LINE_BREAK);
 }
 
 function detectEol(text: string): '\n' | '\r\n' {
