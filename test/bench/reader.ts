@@ -33,3 +33,34 @@ export function forEachLine(file: string, onLine: (line: string, lineNo: number)
   }
   return lineNo;
 }
+
+/** Same reads and decoding as forEachLine, but hands over blocks of whole lines (each block ends
+ * after its last \n; the final block may end without one). Returns the number of blocks. */
+export function forEachBlock(file: string, onBlock: (text: string) => void): number {
+  const fd = fs.openSync(file, 'r');
+  const buf = Buffer.allocUnsafe(CHUNK);
+  const dec = new StringDecoder('utf8');
+  let carry = '';
+  let blocks = 0;
+  try {
+    for (;;) {
+      const n = fs.readSync(fd, buf, 0, CHUNK, null);
+      if (n === 0) break;
+      const text = carry + dec.write(n === CHUNK ? buf : buf.subarray(0, n));
+      const cut = text.lastIndexOf('\n') + 1;
+      if (cut > 0) {
+        onBlock(cut === text.length ? text : text.slice(0, cut));
+        blocks++;
+      }
+      carry = text.slice(cut);
+    }
+    const rest = carry + dec.end();
+    if (rest) {
+      onBlock(rest);
+      blocks++;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  return blocks;
+}

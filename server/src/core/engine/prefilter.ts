@@ -87,6 +87,9 @@ export function planTiers(longest: Int32Array): boolean[] {
   return TIERS.map((_, t) => (bestMask & (1 << t)) !== 0);
 }
 
+/** Bitmap bits per indexed q-gram: fewer keep the bitmap in cache, more reject more misses. */
+const BITS_PER_ENTRY = 8;
+
 function pow2AtLeast(n: number): number {
   let p = 1;
   while (p < n) p *= 2;
@@ -99,9 +102,8 @@ export class Tier {
   private bitShift = 0;
   private starts!: Int32Array;
   private bucketShift = 0;
-  private recs!: Int32Array;
-  private offs!: Uint8Array;
-  private hashes!: Int32Array;
+  /** Entry e: ent[2e] = q-gram hash, ent[2e+1] = record * 32 + offset in the key (one cache line). */
+  private ent!: Int32Array;
   private readonly members: number[] = [];
 
   constructor(
@@ -130,7 +132,7 @@ export class Tier {
     const count = this.members.length * per;
     const buckets = pow2AtLeast(Math.max(16, count));
     this.bucketShift = 32 - Math.log2(buckets);
-    const bitCount = pow2AtLeast(Math.max(64, count * 16));
+    const bitCount = pow2AtLeast(Math.max(64, count * BITS_PER_ENTRY));
     this.bits = new Uint8Array(bitCount >>> 3);
     this.bitShift = 32 - Math.log2(bitCount);
     const hashOf = new Int32Array(count);
@@ -149,17 +151,14 @@ export class Tier {
     for (let b = 0; b < buckets; b++) counts[b + 1]! += counts[b]!;
     this.starts = counts.slice();
     const fill = counts; // reuse as insertion cursors
-    this.recs = new Int32Array(count);
-    this.offs = new Uint8Array(count);
-    this.hashes = new Int32Array(count);
+    this.ent = new Int32Array(count * 2);
     e = 0;
     for (const rec of this.members) {
       for (let off = 0; off < per; off++) {
         const h = hashOf[e++]!;
         const slot = fill[h >>> this.bucketShift]!++;
-        this.recs[slot] = rec;
-        this.offs[slot] = off;
-        this.hashes[slot] = h;
+        this.ent[slot * 2] = h;
+        this.ent[slot * 2 + 1] = rec * 32 + off;
       }
     }
     this.members.length = 0;
@@ -174,9 +173,7 @@ export class Tier {
     const bitShift = this.bitShift;
     const bucketShift = this.bucketShift;
     const starts = this.starts;
-    const hashes = this.hashes;
-    const recs = this.recs;
-    const offs = this.offs;
+    const ent = this.ent;
     for (let j = 0; j <= last; j += stride) {
       const h = hashAt(s, j, q);
       const b = h >>> bitShift;
@@ -184,10 +181,11 @@ export class Tier {
       const bucket = h >>> bucketShift;
       const end = starts[bucket + 1]!;
       for (let e = starts[bucket]!; e < end; e++) {
-        if (hashes[e] !== h) continue;
-        const rec = recs[e]!;
+        if (ent[2 * e] !== h) continue;
+        const payload = ent[2 * e + 1]!;
+        const rec = payload >>> 5;
         if (stamp[rec] === st) continue;
-        const at = j - offs[e]!;
+        const at = j - (payload & 31);
         if (at >= 0 && s.startsWith(keys[rec]!, at)) {
           stamp[rec] = st;
           out.push(rec);
@@ -205,9 +203,7 @@ export class Tier {
     const bitShift = this.bitShift;
     const bucketShift = this.bucketShift;
     const starts = this.starts;
-    const hashes = this.hashes;
-    const recs = this.recs;
-    const offs = this.offs;
+    const ent = this.ent;
     for (let j = 0; j <= last; j += stride) {
       const h = hashAt(s, j, q);
       const b = h >>> bitShift;
@@ -215,9 +211,10 @@ export class Tier {
       const bucket = h >>> bucketShift;
       const end = starts[bucket + 1]!;
       for (let e = starts[bucket]!; e < end; e++) {
-        if (hashes[e] !== h) continue;
-        const at = j - offs[e]!;
-        if (at >= 0 && s.startsWith(keys[recs[e]!]!, at)) {
+        if (ent[2 * e] !== h) continue;
+        const payload = ent[2 * e + 1]!;
+        const at = j - (payload & 31);
+        if (at >= 0 && s.startsWith(keys[payload >>> 5]!, at)) {
           out.push(at);
           break; // one hit marks the line
         }
@@ -236,9 +233,10 @@ export class Tier {
       const bucket = h >>> this.bucketShift;
       const end = this.starts[bucket + 1]!;
       for (let e = this.starts[bucket]!; e < end; e++) {
-        if (this.hashes[e] !== h) continue;
-        const at = j - this.offs[e]!;
-        if (at >= 0 && s.startsWith(keys[this.recs[e]!]!, at)) return true;
+        if (this.ent[2 * e] !== h) continue;
+        const payload = this.ent[2 * e + 1]!;
+        const at = j - (payload & 31);
+        if (at >= 0 && s.startsWith(keys[payload >>> 5]!, at)) return true;
       }
     }
     return false;
@@ -246,25 +244,32 @@ export class Tier {
 
   /** Bytes held by the table (for the benchmark). */
   bytes(): number {
-    return this.bits.byteLength + this.starts.byteLength + this.recs.byteLength + this.offs.byteLength + this.hashes.byteLength;
+    return this.bits.byteLength + this.starts.byteLength + this.ent.byteLength;
   }
 }
 
-/** Counts of q-gram hashes over all candidate literals, to rate keys by rarity. */
+/** Counts of q-gram hashes over all candidate literals, to rate keys by rarity. Saturating byte
+ * counters in a table small enough to stay in cache (the build is bound by its random accesses). */
 export class GramCounts {
-  private readonly counts: Uint32Array;
+  private readonly counts: Uint8Array;
   private readonly shift: number;
   private scratch = new Float64Array(256);
   constructor(
     readonly q: number,
-    bits = 22,
+    bits = 21,
   ) {
-    this.counts = new Uint32Array(1 << bits);
+    this.counts = new Uint8Array(1 << bits);
     this.shift = 32 - bits;
   }
   addLiteral(lit: string): void {
     const q = this.q;
-    for (let j = 0; j + q <= lit.length; j++) this.counts[hashAt(lit, j, q) >>> this.shift]!++;
+    const counts = this.counts;
+    const shift = this.shift;
+    for (let j = 0; j + q <= lit.length; j++) {
+      const i = hashAt(lit, j, q) >>> shift;
+      const c = counts[i]!;
+      if (c !== 255) counts[i] = c + 1;
+    }
   }
   /** Best key window (start, cost) of length m inside lit: the one whose q-grams are rarest
    * (cost: sum of the q-grams' counts, each of which the scan may have to verify). */
