@@ -103,27 +103,45 @@ class Sink {
   }
 }
 
-function readLocal(url: string, opts: DownloadOptions): Downloaded {
+/** A local file, streamed (a 40 MB index read in one go would stall the event loop). */
+function readLocal(url: string, opts: DownloadOptions): Promise<Downloaded> {
   let file: string;
   try {
     file = fileURLToPath(url);
   } catch (e) {
-    throw new DatasetError('network', `bad file URL ${url}: ${(e as Error).message}`);
+    return Promise.reject(new DatasetError('network', `bad file URL ${url}: ${(e as Error).message}`));
   }
   let size: number;
   try {
     size = fs.statSync(file).size;
   } catch (e) {
-    throw new DatasetError('network', `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    return Promise.reject(new DatasetError('network', `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`));
   }
-  if (size > opts.maxBytes) throw new DatasetError('size', `${file} is larger than the limit of ${opts.maxBytes} bytes`);
-  const sink = new Sink(url, opts);
-  try {
-    sink.push(fs.readFileSync(file));
-    return sink.result(file.endsWith('.json') ? 'application/json' : '');
-  } finally {
-    sink.close();
-  }
+  if (size > opts.maxBytes) return Promise.reject(new DatasetError('size', `${file} is larger than the limit of ${opts.maxBytes} bytes`));
+  return new Promise<Downloaded>((resolve, reject) => {
+    let sink: Sink;
+    try {
+      sink = new Sink(url, opts);
+    } catch (e) {
+      reject(e);
+      return;
+    }
+    const input = fs.createReadStream(file, { highWaterMark: 1 << 16 });
+    input.on('data', (chunk) => {
+      try {
+        sink.push(chunk as Buffer);
+      } catch (e) {
+        input.destroy();
+        sink.close();
+        reject(e);
+      }
+    });
+    input.on('error', (e) => {
+      sink.close();
+      reject(new DatasetError('network', `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? e.message}`));
+    });
+    input.on('end', () => resolve(sink.result(file.endsWith('.json') ? 'application/json' : '')));
+  });
 }
 
 function getOnce(url: string, opts: DownloadOptions, redirects: number): Promise<Downloaded> {

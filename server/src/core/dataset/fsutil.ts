@@ -7,7 +7,11 @@ export function tempName(p: string): string {
   return `${p}.tmp-${process.pid}-${Date.now().toString(36)}-${(counter++).toString(36)}`;
 }
 
-/** Write a file atomically: temp file in the same folder, fsync, rename. Never leaves a half-written `p`. */
+/**
+ * Write a file atomically: temp file in the same folder, then rename. Never leaves a half-written
+ * `p` when the process dies. No fsync: on ext4 an fsync right after a large write can block the
+ * event loop for a second; the big prepared index is fsynced off the loop before it goes live.
+ */
 export function writeFileAtomic(p: string, data: string | Buffer): void {
   fs.mkdirSync(path.dirname(p), { recursive: true });
   const tmp = tempName(p);
@@ -15,7 +19,6 @@ export function writeFileAtomic(p: string, data: string | Buffer): void {
     const fd = fs.openSync(tmp, 'w');
     try {
       fs.writeSync(fd, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
-      fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
     }
