@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { Catalog } from '../../server/src/core/catalog';
 import { errLookupId, errLookupSlug, extractFromDir, extractFromText, findRaiseSites, formatRecords } from '../../server/src/core/extract';
 import type { ErrorRecord } from '../../server/src/core/record';
+import { renderRecord } from '../../server/src/core/render';
 
 const ROOT = path.join(__dirname, '..', '..');
 const FIX = path.join(ROOT, 'test', 'fixtures', 'extract', 'src');
@@ -117,6 +118,15 @@ describe('extract: raise sites of five languages', () => {
     const rec = records.find((r) => r.errorMessage === b.errorMessage)!;
     assert.equal(rec.messagePattern, b.messagePattern);
     assert.equal(rec.id, b.id);
+  });
+
+  it('the hover of a skeleton record says it has no explanation yet and shows the raise site and code', () => {
+    const r = byMsg.get('Order {orderId} does not exist')!;
+    const md = renderRecord(r, { compact: true });
+    assert.match(md, /No explanation has been written for this error yet/);
+    assert.ok(md.includes(`java/com/acme/Orders.java:${r.lineNumber}`));
+    assert.ok(md.includes(r.githubUrl!));
+    assert.ok(md.includes('throw new OrderNotFoundException("Order " + orderId + " does not exist");'));
   });
 
   it('is deterministic: the same tree gives byte-identical output', () => {
