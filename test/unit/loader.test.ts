@@ -372,6 +372,21 @@ describe('loader: syntax errors', () => {
     assert.equal(e[1]!.line, 4);
   });
 
+  it('a syntax error range never spills onto the next line', () => {
+    const texts = [
+      `[\n  {"errorMessage": "record number 1 has failed"\n  {"errorMessage": "x"}\n]`,
+      `[\n  ${recs[0]},\n  {"errorMessage": "cut\n`,
+      `{"errorMessage": "jsonl record without its close brace"\n${recs[1]}\n`,
+      `{"errorMessage": "jsonl record without its close brace"\r\n${recs[1]}\r\n`,
+    ];
+    for (const text of texts) {
+      const r = parseRecordText(text, 'x.jsonl');
+      const e = errorsOf(r);
+      assert.ok(e.length >= 1, text);
+      for (const p of e) assert.equal(p.endLine, p.line, JSON.stringify(p));
+    }
+  });
+
   it('a raw NUL byte in a string is a located error; records around it load', () => {
     const text = `[${recs[0]}, {"errorMessage": "raw \u0000 nul"}, ${recs[2]}]`;
     const r = parseRecordText(text, 'x.json');

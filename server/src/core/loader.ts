@@ -257,7 +257,10 @@ function spanOfError(e: ParseError, base: number, text: string): Span {
     for (let i = base + e.offset; i < base + e.offset + e.length && i < text.length; i++)
       if (text.charCodeAt(i) < 0x20) return { offset: i, length: 1 };
   }
-  return { offset: base + e.offset, length: e.length > 0 ? e.length : base + e.offset < text.length ? 1 : 0 };
+  // an empty error span is widened to one character, but never onto a line end (CR or LF)
+  const at = base + e.offset;
+  const c = text.charCodeAt(at);
+  return { offset: at, length: e.length > 0 ? e.length : at < text.length && c !== 10 && c !== 13 ? 1 : 0 };
 }
 
 /** Whole-file recovery for text JSON.parse rejected. */
