@@ -7,6 +7,7 @@ import { Catalog } from '../../server/src/core/catalog';
 import { errLookupId, errLookupSlug, extractFromDir, extractFromText, findRaiseSites, formatRecords } from '../../server/src/core/extract';
 import type { ErrorRecord } from '../../server/src/core/record';
 import { renderRecord } from '../../server/src/core/render';
+import { parseRecordText } from '../../server/src/core/loader';
 
 const ROOT = path.join(__dirname, '..', '..');
 const FIX = path.join(ROOT, 'test', 'fixtures', 'extract', 'src');
@@ -127,6 +128,12 @@ describe('extract: raise sites of five languages', () => {
     assert.ok(md.includes(`java/com/acme/Orders.java:${r.lineNumber}`));
     assert.ok(md.includes(r.githubUrl!));
     assert.ok(md.includes('throw new OrderNotFoundException("Order " + orderId + " does not exist");'));
+  });
+
+  it('the output is valid under the strict (ErrLookup) record rules', () => {
+    const res = parseRecordText(formatRecords(result.records), 'records.json', { strict: true });
+    assert.deepEqual(res.problems.filter((p) => p.severity !== 'info'), []);
+    assert.equal(res.records.length, 17);
   });
 
   it('is deterministic: the same tree gives byte-identical output', () => {
