@@ -2,7 +2,7 @@
 // one generated log of >= 100 MB with known matching lines and near misses.
 //
 // Knobs: BENCH_SIZES=1000,10000  BENCH_MB=20  BENCH_SAMPLE=20000 (latency sample lines)
-//        BENCH_SEED=7
+//        BENCH_SEED=7  BENCH_REPS=3 (interleaved timing passes; the best of each kind counts)
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -85,7 +85,7 @@ interface Row {
   exact: string;
 }
 
-async function runSize(ctx: BenchContext, all: GenRecord[], n: number, log: { file: string; truth: Int32Array }, sampleSize: number): Promise<Row> {
+async function runSize(ctx: BenchContext, all: GenRecord[], n: number, log: { file: string; truth: Int32Array }, sampleSize: number, reps: number): Promise<Row> {
   const fileMB = fs.statSync(log.file).size / 1e6;
   const entries = toEntries(all.slice(0, n));
   const m0 = memory();
@@ -122,7 +122,7 @@ async function runSize(ctx: BenchContext, all: GenRecord[], n: number, log: { fi
       else if (missed.length < 5) missed.push(`line ${no + 1} record ${rec}`);
     }
   });
-  const engSeconds = Number(process.hrtime.bigint() - te) / 1e9;
+  let engSeconds = Number(process.hrtime.bigint() - te) / 1e9;
 
   // block scan (matchText): same reads/decoding, whole blocks; recall checked again
   let bFound = 0;
@@ -152,23 +152,45 @@ async function runSize(ctx: BenchContext, all: GenRecord[], n: number, log: { fi
     tb = Math.min(tb, Number(process.hrtime.bigint() - t1) / 1e9);
     for (let k = 1; k < truth.length; k += 2) if (truth[k]! < n) bExpected++;
   }
-  const raw2 = rawPass(log.file);
-  const rawSeconds = Math.min(raw1.seconds, raw2.seconds);
+  // The machine is shared: interleave more raw / per-line / block passes and keep the best of
+  // each, so a burst of someone else's load does not decide a ratio.
+  let rawSeconds = raw1.seconds;
+  for (let rep = 1; rep < reps; rep++) {
+    rawSeconds = Math.min(rawSeconds, rawPass(log.file).seconds);
+    let sink = 0;
+    const t2 = process.hrtime.bigint();
+    forEachLine(log.file, (line) => {
+      sink += engine.matchLine(line).length;
+    });
+    engSeconds = Math.min(engSeconds, Number(process.hrtime.bigint() - t2) / 1e9);
+    const t3 = process.hrtime.bigint();
+    forEachBlock(log.file, (text) => {
+      engine.matchText(text, (_i, ms) => {
+        sink += ms.length;
+      });
+    });
+    tb = Math.min(tb, Number(process.hrtime.bigint() - t3) / 1e9);
+    if (sink < 0) ctx.log('');
+  }
+  rawSeconds = Math.min(rawSeconds, rawPass(log.file).seconds);
   if (missed.length) ctx.log(`  MISSED: ${missed.join('; ')}`);
 
   // per-line latency on a sample of the log's lines
   const lat = new Float64Array(sample.length);
   const latMatch: number[] = [];
-  for (let rep = 0; rep < 2; rep++)
+  // each sampled line is timed in 3 rounds and its best time counts (a preemption by another
+  // process on the shared machine is not the engine's latency)
+  lat.fill(Infinity);
+  const hasMatch = new Uint8Array(sample.length);
+  for (let rep = 0; rep < 3; rep++)
     for (let i = 0; i < sample.length; i++) {
       const a = process.hrtime.bigint();
       const r = engine.matchLine(sample[i]!);
       const us = Number(process.hrtime.bigint() - a) / 1e3;
-      if (rep === 1) {
-        lat[i] = us;
-        if (r.length) latMatch.push(us);
-      }
+      if (us < lat[i]!) lat[i] = us;
+      if (r.length) hasMatch[i] = 1;
     }
+  for (let i = 0; i < sample.length; i++) if (hasMatch[i]) latMatch.push(lat[i]!);
   lat.sort();
   const lm = Float64Array.from(latMatch).sort();
 
@@ -229,7 +251,8 @@ export const engineSection: Section = {
     ctx.log(`generated ${maxN} records in ${((Date.now() - tg) / 1000).toFixed(1)} s`);
     const log = ensureLog(ctx, all, mb, seed);
     const rows: Row[] = [];
-    for (const n of sizes) rows.push(await runSize(ctx, all, n, log, sampleSize));
+    const reps = Math.max(1, Number(ctx.env.BENCH_REPS ?? 3));
+    for (const n of sizes) rows.push(await runSize(ctx, all, n, log, sampleSize, reps));
 
     const fileMB = fs.statSync(log.file).size / 1e6;
     let md = `### Matching engine (${fileMB.toFixed(0)} MB log, ${(MATCH_FRACTION * 100).toFixed(0)} % matching lines, ${(NEAR_MISS_FRACTION * 100).toFixed(0)} % near misses; Node ${process.version}, ${require('node:os').cpus().length} cores)\n\n`;

@@ -175,7 +175,14 @@ export class Tier {
     const starts = this.starts;
     const ent = this.ent;
     for (let j = 0; j <= last; j += stride) {
-      const h = hashAt(s, j, q);
+      // the q = 8 hash inline (the hot loop of the engine); same as hashAt
+      const h =
+        q === 8
+          ? Math.imul(s.charCodeAt(j) | (s.charCodeAt(j + 1) << 16), 0x9e3779b1) ^
+            Math.imul(s.charCodeAt(j + 2) | (s.charCodeAt(j + 3) << 16), 0x85ebca6b) ^
+            Math.imul(s.charCodeAt(j + 4) | (s.charCodeAt(j + 5) << 16), 0xc2b2ae35) ^
+            Math.imul(s.charCodeAt(j + 6) | (s.charCodeAt(j + 7) << 16), 0x27d4eb2f)
+          : hashAt(s, j, q);
       const b = h >>> bitShift;
       if ((bits[b >>> 3]! & (1 << (b & 7))) === 0) continue;
       const bucket = h >>> bucketShift;
