@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { RowScanner } from '../../server/src/core/dataset/rowScanner';
 import { parseSelection } from '../../server/src/core/dataset/select';
-import { parseRepos, type RepoEntry } from '../../server/src/core/dataset/types';
+import { parseRepos, toIndexRow, type RepoEntry } from '../../server/src/core/dataset/types';
 import {
   parseCargoToml,
   parseCsproj,
@@ -82,6 +82,17 @@ describe('dataset: repository selection', () => {
     assert.equal(s.has('psf/requests'), true);
     assert.equal(s.has('psfx/requests'), false);
     assert.deepEqual(s.unknown(['axios/axios']), ['psf/*']);
+  });
+});
+
+describe('dataset: index rows from the network are checked', () => {
+  it('refuses rows without what matching needs and repository names that are paths', () => {
+    const ok = { id: 'a', repo: 'o/n', slug: 's', code: null, msg: 'm', pattern: 'm', type: 'exception', class: 'E', tags: ['x', 3], sev: 'error' };
+    assert.deepEqual(toIndexRow(ok), { id: 'a', repo: 'o/n', slug: 's', code: null, msg: 'm', pattern: 'm', type: 'exception', cls: 'E', tags: ['x'], sev: 'error' });
+    for (const repo of ['../x', 'o/..', 'o/n/m', 'o', '']) assert.equal(toIndexRow({ ...ok, repo }), undefined, repo);
+    assert.equal(toIndexRow({ ...ok, pattern: '' }), undefined);
+    assert.equal(toIndexRow({ ...ok, msg: 5 }), undefined);
+    assert.equal(toIndexRow([ok]), undefined);
   });
 });
 

@@ -52,7 +52,8 @@ export interface RepoEntry {
 }
 
 const SHA256_RE = /^[0-9a-f]{64}$/;
-export const REPO_RE = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
+/** owner/name as GitHub allows it; a segment of dots only (`..`) is refused (it would be a path). */
+export const REPO_RE = /^(?!\.+\/)[A-Za-z0-9_.-]+\/(?!\.+$)[A-Za-z0-9_.-]+$/;
 
 function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
