@@ -97,6 +97,14 @@ describe('language server over stdio: records and settings', function () {
       status.sources.map((s) => [s.origin, s.records]),
       [['bundled', 3], ['user', 1], ['workspace', 1]],
     );
+    // The new source is watched (relative pattern under the workspace folder).
+    await waitFor('watcher for more-records', () =>
+      c.registrations.some(
+        (r) =>
+          r.method === 'workspace/didChangeWatchedFiles' &&
+          JSON.stringify(r.registerOptions).includes('"pattern":"more-records/**"'),
+      ),
+    );
     const uri = await c.open('logs/q.log', 'log', 'x: disk quota exceeded on volume /dev/sda1\n');
     const r = await c.pull(uri);
     assert.deepEqual(ids(r.items), ['b0b0b0b0b0b0b0b0']);

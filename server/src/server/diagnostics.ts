@@ -24,7 +24,16 @@ interface Report {
   resultId: string;
   items: Diagnostic[];
 }
-const reports = new WeakMap<TrackedDocument, Report>();
+/** A report plus what is needed to extend it when only lines after its last match changed. */
+interface ReportState extends Report {
+  key: string;
+  base: Diagnostic[];
+  omitted: number;
+  firstOmitted: Diagnostic['range'] | undefined;
+  /** Last line that had a counted match (-1: none). */
+  lastMatchedLine: number;
+}
+const reports = new WeakMap<TrackedDocument, ReportState>();
 
 export function severityOf(s: Severity): DiagnosticSeverity {
   switch (s) {
@@ -94,18 +103,24 @@ export async function documentDiagnostics(ctx: ServerContext, doc: TrackedDocume
 
   const minRank = severityRank(settings.diagnostics.minSeverity);
   const max = settings.diagnostics.maxPerFile;
-  const items: Diagnostic[] = [];
-  let omitted = 0;
-  let firstOmitted: Diagnostic['range'] | undefined;
+  const key = `${ctx.epoch()}:${minRank}:${max}`;
+  // Appending to a log: the lines up to the previous report's last match are unchanged and in
+  // place, so extend that report from the first edited line instead of walking every line.
+  const incremental = prev !== undefined && prev.key === key && doc.diagnosticsDirtyFrom > prev.lastMatchedLine;
+  const base = incremental ? prev.base.slice() : [];
+  let omitted = incremental ? prev.omitted : 0;
+  let firstOmitted = incremental ? prev.firstOmitted : undefined;
+  let lastMatchedLine = incremental ? prev.lastMatchedLine : -1;
   const matches = doc.matches;
-  for (let i = 0; i < matches.length; i++) {
+  for (let i = incremental ? doc.diagnosticsDirtyFrom : 0; i < matches.length; i++) {
     const ms = matches[i];
     if (!ms || ms.length === 0) continue;
     for (const m of ms) {
       if (severityRank(m.record.severity) > minRank) continue;
-      if (items.length < max) {
+      lastMatchedLine = i;
+      if (base.length < max) {
         try {
-          items.push(toDiagnostic(ctx, m, i));
+          base.push(toDiagnostic(ctx, m, i));
         } catch (e) {
           ctx.log.error(`diagnostic for record ${m.record.id} failed: ${errorText(e)}`);
         }
@@ -115,6 +130,7 @@ export async function documentDiagnostics(ctx: ServerContext, doc: TrackedDocume
       }
     }
   }
+  const items = base.slice();
   if (omitted > 0 && firstOmitted) {
     items.push({
       range: firstOmitted,
@@ -124,8 +140,9 @@ export async function documentDiagnostics(ctx: ServerContext, doc: TrackedDocume
       message: `${omitted} more error ${omitted === 1 ? 'match' : 'matches'} in this file not shown (errorExplainer.diagnostics.maxPerFile = ${max})`,
     });
   }
-  const report = { resultId, items };
+  const report: ReportState = { resultId, items, key, base, omitted, firstOmitted, lastMatchedLine };
   reports.set(doc, report);
+  doc.diagnosticsDirtyFrom = Infinity;
   return report;
 }
 

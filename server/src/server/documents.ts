@@ -36,6 +36,8 @@ export class TrackedDocument {
   logLike: boolean | undefined;
   /** Every line before this index has a match result (scans start here). */
   firstUnscanned = 0;
+  /** First line edited since the last diagnostics report (the report resets it to Infinity). */
+  diagnosticsDirtyFrom = 0;
 
   constructor(
     readonly uri: string,
@@ -44,8 +46,8 @@ export class TrackedDocument {
     text: string,
   ) {
     this.lines = splitLines(text);
-    this.matches = new Array(this.lines.length);
-    this.refs = new Array(this.lines.length);
+    this.matches = unknowns(this.lines.length);
+    this.refs = unknowns(this.lines.length);
     this.eol = detectEol(text);
   }
 
@@ -63,8 +65,9 @@ export class TrackedDocument {
 
   /** Forget every match (records reloaded). */
   clearMatches(): void {
-    this.matches = new Array(this.lines.length);
+    this.matches = unknowns(this.lines.length);
     this.firstUnscanned = 0;
+    this.diagnosticsDirtyFrom = 0;
     this.generation++;
   }
 
@@ -76,10 +79,11 @@ export class TrackedDocument {
   private applyOne(change: ContentChange): void {
     if (!change.range) {
       this.lines = splitLines(change.text);
-      this.matches = new Array(this.lines.length);
-      this.refs = new Array(this.lines.length);
+      this.matches = unknowns(this.lines.length);
+      this.refs = unknowns(this.lines.length);
       this.eol = detectEol(change.text);
       this.firstUnscanned = 0;
+      this.diagnosticsDirtyFrom = 0;
       this.generation++;
       return;
     }
@@ -108,18 +112,19 @@ export class TrackedDocument {
 
     if (replacement.length <= SPLICE_LIMIT) {
       this.lines.splice(start.line, removed, ...replacement);
-      this.matches.splice(start.line, removed, ...new Array<undefined>(replacement.length));
-      this.refs.splice(start.line, removed, ...new Array<undefined>(replacement.length));
+      this.matches.splice(start.line, removed, ...unknowns(replacement.length));
+      this.refs.splice(start.line, removed, ...unknowns(replacement.length));
     } else {
       this.lines = this.lines.slice(0, start.line).concat(replacement, this.lines.slice(end.line + 1));
       this.matches = this.matches
         .slice(0, start.line)
-        .concat(new Array<undefined>(replacement.length), this.matches.slice(end.line + 1));
+        .concat(unknowns(replacement.length), this.matches.slice(end.line + 1));
       this.refs = this.refs
         .slice(0, start.line)
-        .concat(new Array<undefined>(replacement.length), this.refs.slice(end.line + 1));
+        .concat(unknowns(replacement.length), this.refs.slice(end.line + 1));
     }
     this.firstUnscanned = Math.min(this.firstUnscanned, start.line);
+    this.diagnosticsDirtyFrom = Math.min(this.diagnosticsDirtyFrom, start.line);
     if (affectsDiagnostics) this.generation++;
   }
 
@@ -128,6 +133,16 @@ export class TrackedDocument {
     if (p.line > this.lines.length - 1) return { line, character: this.line(line).length };
     return { line, character: Math.max(0, Math.min(p.character, this.line(line).length)) };
   }
+}
+
+/**
+ * `n` undefined entries in a packed array. (`new Array(n)` for large n gives a dictionary-mode
+ * array in V8: every index access of a 500k-line cache would be a hash lookup.)
+ */
+export function unknowns(n: number): undefined[] {
+  const a: undefined[] = [];
+  for (let i = 0; i < n; i++) a.push(undefined);
+  return a;
 }
 
 export function splitLines(text: string): string[] {

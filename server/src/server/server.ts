@@ -182,9 +182,11 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     if (!caps.dynamicWatch) return;
     const watchers: FileSystemWatcher[] = [{ globPattern: `**/${WORKSPACE_RECORDS_DIR}/**` }];
     for (const s of loaded.specs) {
-      if (s.origin === 'workspace') continue;
+      if (s.origin !== 'user') continue; // bundled records never change; workspace ones are covered above
       if (caps.relativePatterns) {
-        watchers.push({ globPattern: { baseUri: pathToUri(path.dirname(s.path)), pattern: `${path.basename(s.path)}{,/**}` } });
+        const baseUri = pathToUri(path.dirname(s.path));
+        const name = path.basename(s.path);
+        watchers.push({ globPattern: { baseUri, pattern: name } }, { globPattern: { baseUri, pattern: `${name}/**` } });
       } else {
         const p = s.path.split(path.sep).join('/');
         watchers.push({ globPattern: p }, { globPattern: `${p}/**` });
