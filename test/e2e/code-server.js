@@ -84,6 +84,7 @@ function codeServerBin() {
 function installVsix(vsix, extensionsDir, userDataDir) {
   const r = spawnSync(codeServerBin(), ['--extensions-dir', extensionsDir, '--user-data-dir', userDataDir, '--install-extension', vsix, '--force'], {
     encoding: 'utf8',
+    env: { ...process.env, HOME: path.join(path.dirname(userDataDir), 'home') },
     timeout: 120000,
   });
   process.stdout.write(r.stdout || '');
@@ -101,6 +102,7 @@ async function startCodeServer({ workspace, trust = false, vsix, env = {}, quiet
   fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
   fs.mkdirSync(extensionsDir, { recursive: true });
   fs.writeFileSync(path.join(userData, 'User', 'settings.json'), JSON.stringify(USER_SETTINGS, null, 2));
+  fs.mkdirSync(path.join(home, 'home'), { recursive: true });
   if (vsix) installVsix(vsix, extensionsDir, userData);
   const port = await freePort();
   const args = [
@@ -212,7 +214,10 @@ async function main() {
     });
     await page.exposeFunction('codeAutomationExit', (code) => done(code));
     const payload = [['skipWelcome', 'true']];
-    if (!vsix) payload.push(['extensionDevelopmentPath', cs.remote(extension)]);
+    // The workbench runs extension tests only with a development extension. For the package test
+    // that is an empty host extension, so the extension under test is the installed .vsix.
+    const devPath = vsix ? path.join(__dirname, 'vsix-host') : extension;
+    payload.push(['extensionDevelopmentPath', cs.remote(devPath)]);
     payload.push(['extensionTestsPath', cs.remote(tests)]);
     await page.goto(cs.url(payload), { timeout: 120000, waitUntil: 'domcontentloaded' });
     const timer = new Promise((r) => setTimeout(() => r('timeout'), timeoutMs));

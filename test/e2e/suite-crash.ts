@@ -13,7 +13,7 @@ const STAGED_ID = '063d2eac5107dda5'; // seen only in the terminal, never in a d
 /** Pid of the language server: the extension host's child running dist/server.js. */
 function serverPid(): number | undefined {
   try {
-    const out = execFileSync('pgrep', ['-P', String(process.pid), '-f', 'server.js'], { encoding: 'utf8' });
+    const out = execFileSync('pgrep', ['-P', String(process.pid), '-f', 'dist/server\.js'], { encoding: 'utf8' });
     const pids = out.split('\n').map(Number).filter((n) => n > 0);
     return pids.length === 1 ? pids[0] : undefined;
   } catch {

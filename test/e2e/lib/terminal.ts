@@ -5,7 +5,7 @@ import { poll } from './util';
 export async function bashTerminal(name: string): Promise<vscode.Terminal> {
   const term = vscode.window.createTerminal({ name, shellPath: '/bin/bash' });
   term.show();
-  await poll('shell integration in the bash terminal', () => term.shellIntegration, 60000, 200);
+  await poll('shell integration in the bash terminal', () => term.shellIntegration, 120000, 200);
   return term;
 }
 
