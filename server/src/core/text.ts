@@ -239,6 +239,7 @@ export function lineViews(line: string): LineView[] {
   const views: LineView[] = [base];
   const trimmed = text.trimEnd();
   const open = text.indexOf('{');
-  if (open >= 0 && trimmed.endsWith('}')) views.push(...jsonValueViews(base, open));
+  // one push per view: a JSON line can hold millions of values, more than spread arguments allow
+  if (open >= 0 && trimmed.endsWith('}')) for (const v of jsonValueViews(base, open)) views.push(v);
   return views;
 }
