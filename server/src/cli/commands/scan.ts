@@ -1,7 +1,7 @@
 // `error-explainer scan`: stream log files (or stdin) through the catalog and report every match.
-import { createReadStream } from 'node:fs';
+import { closeSync, createReadStream, fstatSync, openSync } from 'node:fs';
 import * as path from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { defaultCacheDir, loadDatasetRecords } from '../../core/dataset';
 import { SEVERITIES, type Severity, severityRank } from '../../core/record';
 import { flag, parseArgs, stringOption, stringsOption } from '../args';
@@ -31,6 +31,27 @@ UTF-16 units of the original line (endColumn exclusive).
   --no-explain       text format: no explanations after the match lines
 
 Exit status: 0 ok, 1 --fail-on reached, 2 usage or I/O error.`;
+
+/**
+ * A regular file is read as it was when the scan opened it: bytes appended meanwhile (a log that is
+ * still being written) are left for the next run, so the scan ends even when the writer is faster.
+ * A file deleted while open is read to its end (POSIX keeps the open file).
+ */
+function openSnapshot(file: string): Readable {
+  const fd = openSync(file, 'r');
+  let size: number | undefined;
+  try {
+    const st = fstatSync(fd);
+    if (st.isFile()) size = st.size;
+  } catch {
+    // not a regular file we can size: read to its end
+  }
+  if (size === 0) {
+    closeSync(fd);
+    return Readable.from([]);
+  }
+  return createReadStream('', { fd, highWaterMark: 1 << 20, ...(size !== undefined ? { end: size - 1 } : {}) });
+}
 
 export const scan: Command = {
   name: 'scan',
@@ -67,8 +88,8 @@ export const scan: Command = {
     reporter.begin();
     for (const f of files) {
       const name = f === '-' ? '<stdin>' : f;
-      const input: Readable = f === '-' ? io.stdin : createReadStream(f, { highWaterMark: 1 << 20 });
       try {
+        const input: Readable = f === '-' ? io.stdin : openSnapshot(f);
         const stats = await forEachLine(
           input,
           (line, n) => {
