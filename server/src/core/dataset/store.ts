@@ -363,7 +363,7 @@ export class DatasetStore {
         try {
           scanner.push(chunk);
         } catch (e) {
-          fail(new DatasetError('json', `the index is not valid: ${(e as Error).message}`));
+          fail(this.indexError(e));
         }
       });
       stream.on('end', () => {
@@ -377,7 +377,7 @@ export class DatasetStore {
           }
           if (writer.rows === 0 && writer.skipped > 0) throw new Error('no row has id, repo, msg and pattern');
         } catch (e) {
-          fail(new DatasetError('json', `the index is not valid: ${(e as Error).message}`));
+          fail(this.indexError(e));
           return;
         }
         writer.finish(manifest.datasetVersion, typeof root.schemaVersion === 'number' ? root.schemaVersion : manifest.schemaVersion).then(resolve, (e: Error) =>
@@ -385,6 +385,14 @@ export class DatasetStore {
         );
       });
     });
+  }
+
+  /** A failure while preparing the index: a file system error (the disk is full) is a write
+   * failure of the cache, anything else an invalid index. */
+  private indexError(e: unknown): DatasetError {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return new DatasetError('write', `cannot write the cache folder ${this.cacheDir} (${code})`);
+    return new DatasetError('json', `the index is not valid: ${(e as Error).message}`);
   }
 
   private pruneVersions(keep: string): void {
