@@ -5,9 +5,17 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as https from 'node:https';
+import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export type DatasetErrorKind = 'network' | 'http' | 'html' | 'size' | 'sha' | 'gzip' | 'json' | 'write' | 'format';
+
+/** Why writing `dest` failed, the same text every time it fails the same way (dest lies in a fresh
+ * temporary folder per attempt), so that a repeated failure is recognised and reported once. */
+function writeFailure(dest: string, e: unknown): string {
+  const code = (e as NodeJS.ErrnoException).code;
+  return `cannot write ${path.basename(dest)}: ${code ?? (e as Error).message}`;
+}
 
 export class DatasetError extends Error {
   constructor(
@@ -70,7 +78,7 @@ class Sink {
       try {
         this.fd = fs.openSync(opts.dest, 'w');
       } catch (e) {
-        throw new DatasetError('write', `cannot write ${opts.dest}: ${(e as Error).message}`);
+        throw new DatasetError('write', writeFailure(opts.dest, e));
       }
     }
   }
@@ -85,7 +93,7 @@ class Sink {
       try {
         fs.writeSync(this.fd, chunk);
       } catch (e) {
-        throw new DatasetError('write', `cannot write ${this.opts.dest}: ${(e as Error).message}`);
+        throw new DatasetError('write', writeFailure(this.opts.dest!, e));
       }
     } else this.chunks.push(chunk);
   }
