@@ -188,7 +188,7 @@ export class MatchEngine {
       }
     }
     const countsByQ = new Map<number, GramCounts>();
-    const bits = n > 200_000 ? 22 : n > 20_000 ? 21 : 18;
+    const bits = n > 200_000 ? 22 : n > 20_000 ? 20 : 18; // small enough to stay in cache
     for (let i = 0; i < n; i++) {
       const t = tierOf[i]!;
       if (t < 0) continue;
