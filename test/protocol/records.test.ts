@@ -230,8 +230,17 @@ describe('language server over stdio: records and settings', function () {
     });
     assert.equal(second.version, 2);
     assert.equal(second.diagnostics[4]!.range.start.line, lines.length - 1);
-    // Without workspace/configuration, defaults apply and nothing asks the client.
+    // Without workspace/configuration, defaults apply and nothing asks the client; settings
+    // pushed in didChangeConfiguration (as Neovim and others do) are used instead.
     assert.equal(c.configurationRequests.length, 0);
+    await c.conn.sendNotification('workspace/didChangeConfiguration', {
+      settings: { errorExplainer: { diagnostics: { minSeverity: 'error' } } },
+    });
+    const third = await waitFor('re-published with pushed settings', () => {
+      const p = c.published.get(uri);
+      return p && p.diagnostics.length === 4 ? p : undefined;
+    });
+    assert.ok(third.diagnostics.every((d) => d.severity === 1));
     await c.conn.sendNotification('textDocument/didClose', { textDocument: { uri } });
     await waitFor('cleared on close', () => c.published.get(uri)?.diagnostics.length === 0);
   });

@@ -152,14 +152,12 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       );
       publishProblems();
       await registerWatchers();
+      raiseSites.clear();
+      fileRefs.clear();
+      for (const d of documents.all()) d.clearMatches(); // matches depend on the records only
     }
     epoch++;
-    raiseSites.clear();
-    fileRefs.clear();
-    for (const d of documents.all()) {
-      d.clearMatches();
-      d.logLike = undefined;
-    }
+    for (const d of documents.all()) d.logLike = undefined;
     void connection.sendNotification(StatusNotification.type, loaded.status);
     refreshDiagnostics();
     return loaded.status;
