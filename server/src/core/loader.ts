@@ -468,22 +468,46 @@ function tooLarge(bytes: number): string {
   return `the file is too large (${(bytes / 1048576).toFixed(0)} MiB; at most ${MAX_RECORD_FILE_BYTES / 1048576} MiB)`;
 }
 
+/** A file saved in place (truncate, then write) can be read half-written. A read that overlapped a
+ * change, or a broken or empty result from a file modified less than FRESH_MS ago (a writer may be
+ * stalled mid-save), is read again every SETTLE_MS for up to FRESH_MS, so a load gives the old or
+ * the new content whole; a file that is really broken is reported at most FRESH_MS later. */
+const SETTLE_MS = 25;
+const FRESH_MS = 1000;
+const RELOADS = FRESH_MS / SETTLE_MS;
+
 async function loadFile(file: string, opts: LoadOptions): Promise<LoadResult> {
   try {
-    const st = await fsp.stat(file);
-    if (st.size > MAX_RECORD_FILE_BYTES) return { records: [], problems: [fileProblem(file, 'error', tooLarge(st.size))], files: [file], sources: [] };
-    let data: Uint8Array = await fsp.readFile(file);
-    if (isGzip(data)) {
-      try {
-        data = await gunzipLimited(data);
-      } catch (e) {
-        return { records: [], problems: [fileProblem(file, 'error', gunzipErrorMessage(e))], files: [file], sources: [] };
+    for (let attempt = 0; ; attempt++) {
+      const before = await fsp.stat(file);
+      if (before.size > MAX_RECORD_FILE_BYTES) return { records: [], problems: [fileProblem(file, 'error', tooLarge(before.size))], files: [file], sources: [] };
+      const raw: Uint8Array = await fsp.readFile(file);
+      const after = await fsp.stat(file);
+      const changed = before.size !== after.size || before.mtimeMs !== after.mtimeMs || before.ino !== after.ino || raw.byteLength !== after.size;
+      const result = await parseFileBytes(raw, file, opts);
+      const fresh = Math.abs(Date.now() - after.mtimeMs) < FRESH_MS;
+      const broken = raw.byteLength === 0 || result.problems.some((p) => p.severity === 'error');
+      if (attempt < RELOADS && (changed || (fresh && broken))) {
+        await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+        continue;
       }
+      return result;
     }
-    return parseDecoded(decodeText(data), file, opts);
   } catch (e) {
     return { records: [], problems: [fileProblem(file, 'error', `cannot read: ${(e as Error)?.message ?? String(e)}`)], files: [file], sources: [] };
   }
+}
+
+async function parseFileBytes(raw: Uint8Array, file: string, opts: LoadOptions): Promise<LoadResult> {
+  let data = raw;
+  if (isGzip(data)) {
+    try {
+      data = await gunzipLimited(data);
+    } catch (e) {
+      return { records: [], problems: [fileProblem(file, 'error', gunzipErrorMessage(e))], files: [file], sources: [] };
+    }
+  }
+  return parseDecoded(decodeText(data), file, opts);
 }
 
 /** Records from a file (.json, .jsonl, .ndjson, any of them .gz) or a folder (recursive). Never throws. */
