@@ -1,0 +1,365 @@
+// Property-based tests (issue 6) over the record loader, the pattern compiler and the matcher:
+// no throw escapes, no hang, and the MatchEngine equals a slow reference matcher (a plain
+// `new RegExp(pattern).exec` per entry per line view, plus the documented trailing-capture
+// extension) on the safe subset.
+//
+//   npx mocha                                   (CI, with every unit test) fixed seed FUZZ_SEED (default 42), FUZZ_RUNS (default 150)
+//   npm run fuzz                                this file only, FUZZ_RUNS=20000
+//   FUZZ_SEED=$RANDOM npm run fuzz              another seed; a failure prints the seed and path to replay
+//
+// loader.test.ts has a mutation fuzz of record text; here: arbitrary bytes, record-shaped JSON
+// with arbitrary field values, and positions checked against the line lengths.
+import * as assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { compareMatches, MatchEngine, type EngineEntry, type LineMatch } from '../../server/src/core/engine';
+import { parseRecordBytes, parseRecordText, type LoadResult } from '../../server/src/core/loader';
+import {
+  captureNames,
+  derivePattern,
+  escapeLiteral,
+  literalLength,
+  messageParts,
+  parseSimplePattern,
+  patternInfo,
+  patternProblem,
+  placeholderNames,
+} from '../../server/src/core/pattern';
+import { decodeText } from '../../server/src/core/records/decode';
+import { lineViews } from '../../server/src/core/text';
+import { RECORD_FIELDS } from '../../server/src/core/validate';
+
+const SEED = Number(process.env['FUZZ_SEED'] ?? 42);
+const RUNS = Number(process.env['FUZZ_RUNS'] ?? 150);
+const params = (runs = RUNS): fc.Parameters<unknown> => ({ seed: SEED, numRuns: runs, endOnFailure: true });
+
+// ---------------------------------------------------------------------------------------------
+// Loader
+
+/** Every problem has 1-based positions inside `text` (columns within their line, + 1 for the end). */
+function assertProblemsInside(r: LoadResult, text: string): void {
+  const lines = text.split(/\r\n|\r|\n/);
+  for (const p of r.problems) {
+    const where = JSON.stringify(p);
+    assert.ok(Number.isInteger(p.line) && Number.isInteger(p.column) && Number.isInteger(p.endLine) && Number.isInteger(p.endColumn), where);
+    assert.ok(p.line >= 1 && p.line <= lines.length, `line: ${where}`);
+    assert.ok(p.column >= 1 && p.column <= lines[p.line - 1]!.length + 1, `column: ${where}`);
+    assert.ok(p.endLine >= p.line && p.endLine <= lines.length, `endLine: ${where}`);
+    assert.ok(p.endColumn >= 1 && p.endColumn <= lines[p.endLine - 1]!.length + 1, `endColumn: ${where}`);
+    assert.ok(p.endLine > p.line || p.endColumn >= p.column, `end before start: ${where}`);
+    assert.ok(['error', 'warning', 'info'].includes(p.severity) && typeof p.message === 'string' && p.message.length > 0, where);
+  }
+}
+
+/** What every loaded record guarantees to the engine and the features. */
+function assertRecordsUsable(r: LoadResult): void {
+  for (const rec of r.records) {
+    assert.match(rec.id, /^[0-9a-f]{16}$/);
+    assert.equal(typeof rec.messagePattern, 'string');
+    assert.equal(patternProblem(rec.messagePattern), undefined, `a loaded record has an unsafe pattern: ${rec.messagePattern}`);
+    assert.equal(typeof rec.errorMessage, 'string');
+    assert.ok(rec.errorMessage.length > 0);
+  }
+}
+
+/** Text the loader sees for some bytes (the UTF-8 BOM dropped, as the loader does). */
+function textOf(bytes: Uint8Array): string {
+  const t = decodeText(bytes).text;
+  return t.charCodeAt(0) === 0xfeff ? t.slice(1) : t;
+}
+
+const anyValue = fc.oneof(
+  fc.string({ maxLength: 30 }),
+  fc.string({ unit: 'grapheme', maxLength: 12 }),
+  fc.constantFrom('', ' ', '\u0000', '\ud800', 'x{y}', '(a+)+$', '(.*a){20}', '(.+?)(.+?)', 'ab(', '%s %d', '{', '\\'),
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(fc.string({ maxLength: 8 }), { maxLength: 3 }),
+  fc.dictionary(fc.string({ maxLength: 5 }), fc.string({ maxLength: 5 }), { maxKeys: 2 }),
+);
+/** An object with some record fields (and some unknown keys), each holding any JSON value. */
+const recordish = fc
+  .tuple(
+    fc.subarray([...RECORD_FIELDS] as string[]),
+    fc.array(anyValue, { minLength: RECORD_FIELDS.length, maxLength: RECORD_FIELDS.length }),
+    fc.option(fc.string({ minLength: 6, maxLength: 40 }), { nil: undefined }),
+    fc.dictionary(fc.string({ maxLength: 6 }), anyValue, { maxKeys: 2 }),
+  )
+  .map(([keys, values, message, extra]) => {
+    const o: Record<string, unknown> = { ...extra };
+    keys.forEach((k, i) => (o[k] = values[i]));
+    if (message !== undefined) o['errorMessage'] = message;
+    return o;
+  });
+const recordFile = fc.oneof(
+  fc.array(recordish, { maxLength: 5 }).map((a) => JSON.stringify(a, null, 2)),
+  fc.array(recordish, { maxLength: 5 }).map((a) => a.map((o) => JSON.stringify(o)).join('\n')),
+  fc.array(recordish, { maxLength: 3 }).map((a) => JSON.stringify(a.map((record) => ({ record, datasetVersion: '2026-01-01' })))),
+  recordish.map((o) => JSON.stringify(o, null, '\t').replace(/\n/g, '\r\n')),
+);
+
+describe(`fuzz (seed ${SEED}, ${RUNS} runs)`, function () {
+  this.timeout(Math.max(60_000, RUNS * 300));
+
+  describe('record loader', () => {
+    it('arbitrary bytes: never throws, problems lie inside the text', () => {
+      const bytes = fc.oneof(
+        fc.uint8Array({ maxLength: 300 }),
+        // valid JSON text with random bytes spliced in (invalid UTF-8, NUL, BOMs, gzip magic)
+        fc.tuple(recordFile, fc.nat(), fc.uint8Array({ minLength: 1, maxLength: 6 })).map(([t, at, junk]) => {
+          const b = Buffer.from(t);
+          const i = at % (b.length + 1);
+          return Buffer.concat([b.subarray(0, i), junk, b.subarray(i)]);
+        }),
+        fc.constantFrom(Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from([0xff, 0xfe, 0x41]), Buffer.from([0x1f, 0x8b, 0x08]), Buffer.from([0xfe, 0xff])),
+      );
+      fc.assert(
+        fc.property(bytes, fc.boolean(), fc.constantFrom('f.json', 'f.jsonl', 'f.json.gz'), (b, strict, name) => {
+          const r = parseRecordBytes(b, name, { strict });
+          // gzip-looking bytes that are not valid gzip: one file-level problem at 1:1
+          const gz = b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b;
+          assertProblemsInside(r, gz ? '' : textOf(b));
+          assertRecordsUsable(r);
+        }),
+        params(),
+      );
+    });
+
+    it('record-shaped JSON with arbitrary field values: never throws, located problems, only usable records', () => {
+      fc.assert(
+        fc.property(recordFile, fc.boolean(), (text, strict) => {
+          const r = parseRecordText(text, 'fuzz.json', { strict });
+          assertProblemsInside(r, text);
+          assertRecordsUsable(r);
+          // a record object with a usable errorMessage and nothing else wrong loads in lenient mode
+          const again = parseRecordText(text, 'fuzz.json', { strict });
+          assert.deepEqual(again.records.map((x) => x.id), r.records.map((x) => x.id), 'deterministic');
+        }),
+        params(),
+      );
+    });
+  });
+
+  // -------------------------------------------------------------------------------------------
+  // Pattern compiler
+
+  describe('pattern compiler', () => {
+    // Message pieces: words, every character ErrLookup escapes, format escapes, placeholders of
+    // every kind, unbalanced braces, non-ASCII.
+    const messagePiece = fc.oneof(
+      { weight: 4, arbitrary: fc.stringMatching(/^[A-Za-z0-9_ :=,\/'"-]{1,10}$/) },
+      { weight: 3, arbitrary: fc.constantFrom('.', '*', '+', '?', '^', '$', '{', '}', '(', ')', '|', '[', ']', '\\', '%', '%%', '{{', '}}', '$$') },
+      { weight: 3, arbitrary: fc.constantFrom('{name}', '{}', '{0}', '{x!r}', '{x:>10}', '{a[0]}', '{d["k"]}', '${expr}', '%s', '%d', '%5.2f', '%(req)s', '%-10s', '%lu', '%r') },
+      { weight: 1, arbitrary: fc.constantFrom('é', '😀', '中文', '\t', '\u00a0', '\n') },
+    );
+    const message = fc.array(messagePiece, { minLength: 1, maxLength: 12 }).map((a) => a.join(''));
+    /** A value a placeholder might print: non-empty, no line terminator. */
+    const value = fc.string({ minLength: 1, maxLength: 8 }).filter((v) => !/[\n\r\u2028\u2029]/.test(v));
+
+    it('derivePattern: always compiles, and matches the message with its placeholders filled in (whole text, anchored)', () => {
+      fc.assert(
+        fc.property(message, fc.array(value, { minLength: 12, maxLength: 12 }), (msg, values) => {
+          const pattern = derivePattern(msg);
+          const re = new RegExp(`^(?:${pattern})$`);
+          const parts = messageParts(msg);
+          let k = 0;
+          const printed = parts.map((p) => (p.kind === 'literal' ? p.text : values[k++ % values.length]!)).join('');
+          assert.ok(re.test(printed), `${JSON.stringify(msg)} -> ${pattern} does not match ${JSON.stringify(printed)}`);
+          // one (.+?) group per placeholder; capture names line up with the groups
+          const holes = parts.filter((p) => p.kind === 'placeholder').length;
+          assert.equal(patternInfo(pattern)?.groups, holes);
+          assert.equal(placeholderNames(msg).length, holes);
+          assert.equal(captureNames(msg, pattern).length, holes);
+          // a derived pattern with literal text is simple (matched without a RegExp)
+          if (parts.some((p) => p.kind === 'literal')) assert.ok(parseSimplePattern(pattern), pattern);
+        }),
+        params(),
+      );
+    });
+
+    it('escapeLiteral: the escaped text matches exactly itself', () => {
+      fc.assert(
+        fc.property(fc.string({ maxLength: 40 }), (s) => {
+          assert.ok(new RegExp(`^${escapeLiteral(s)}$`).test(s));
+        }),
+        params(),
+      );
+    });
+
+    it('patternProblem and the other pattern helpers never throw; a safe pattern compiles and parses', () => {
+      const regexish = fc
+        .array(
+          fc.oneof(
+            fc.constantFrom('(', ')', '(?:', '(?=', '(?<n>', '(?<=', '[', ']', '[^', '{', '}', '{2,}', '{1,3}', '*', '+', '?', '|', '^', '$', '.', '\\'),
+            fc.constantFrom('\\d', '\\w', '\\s', '\\b', '\\1', '\\k<n>', '\\x4', '\\u00', '\\c', '(.+?)', '(.*?)', '(a+)+', '(.*a){20}'),
+            fc.stringMatching(/^[a-z ]{1,8}$/),
+          ),
+          { maxLength: 20 },
+        )
+        .map((a) => a.join(''));
+      fc.assert(
+        fc.property(fc.oneof(regexish, fc.string({ maxLength: 60 })), (p) => {
+          const problem = patternProblem(p);
+          parseSimplePattern(p);
+          literalLength(p);
+          captureNames('some {message} here', p);
+          patternInfo(p);
+          if (problem === undefined) {
+            new RegExp(p); // must compile
+            assert.ok(patternInfo(p), `safe but unparsed: ${p}`);
+            assert.ok(p.length <= 500);
+          } else assert.equal(typeof problem, 'string');
+        }),
+        params(RUNS * 4),
+      );
+    });
+  });
+
+  // -------------------------------------------------------------------------------------------
+  // Matcher vs a slow reference
+
+  describe('matcher', () => {
+    /** One piece of a generated pattern: its regex source and an arbitrary text it matches. */
+    interface Piece {
+      src: string;
+      gen: fc.Arbitrary<string>;
+      groups: number;
+    }
+    const word = fc.stringMatching(/^[A-Za-z][a-z_:=\/ -]{0,7}$/);
+    const holeText = fc.stringMatching(/^[a-z0-9 .:_\-"\\]{1,6}$/);
+    const pieceArb: fc.Arbitrary<Piece> = fc.oneof(
+      { weight: 5, arbitrary: word.map((w) => ({ src: escapeLiteral(w), gen: fc.constant(w), groups: 0 })) },
+      { weight: 2, arbitrary: fc.constantFrom('.', '(', ')', '[', ']', '{', '}', '*', '+', '?', '|', '\\', '$', '^').map((c) => ({ src: '\\' + c, gen: fc.constant(c), groups: 0 })) },
+      { weight: 1, arbitrary: fc.constantFrom('é', '😀', '"', "'", '\t').map((c) => ({ src: c, gen: fc.constant(c), groups: 0 })) },
+      { weight: 4, arbitrary: fc.constant({ src: '(.+?)', gen: holeText, groups: 1 }) },
+      {
+        weight: 2,
+        arbitrary: fc.constantFrom<Piece>(
+          { src: '(\\d+)', gen: fc.stringMatching(/^[0-9]{1,4}$/), groups: 1 },
+          { src: '\\d+', gen: fc.stringMatching(/^[0-9]{1,3}$/), groups: 0 },
+          { src: '([a-z]+)', gen: fc.stringMatching(/^[a-z]{1,5}$/), groups: 1 },
+          { src: '(\\w+)', gen: fc.stringMatching(/^\w{1,5}$/), groups: 1 },
+          { src: '(?:ab|cd)', gen: fc.constantFrom('ab', 'cd'), groups: 0 },
+          { src: '\\s', gen: fc.constantFrom(' ', '\t'), groups: 0 },
+          { src: '[0-9a-f]{2,4}', gen: fc.stringMatching(/^[0-9a-f]{2,4}$/), groups: 0 },
+          { src: '(.*?)', gen: fc.stringMatching(/^[a-z ]{0,4}$/), groups: 1 },
+        ),
+      },
+    );
+    const patternArb = fc.array(pieceArb, { minLength: 1, maxLength: 7 });
+
+    interface Gen {
+      entries: EngineEntry[];
+      pieces: Piece[][];
+    }
+    const entriesArb: fc.Arbitrary<Gen> = fc
+      .array(fc.tuple(patternArb, fc.option(fc.stringMatching(/^[A-Z]{1,3}[0-9]{0,2}$/), { nil: null })), { minLength: 1, maxLength: 6 })
+      .map((list) => ({
+        pieces: list.map(([p]) => p),
+        entries: list.map(([p, code], i) => {
+          const pattern = p.map((x) => x.src).join('');
+          const groups = p.reduce((n, x) => n + x.groups, 0);
+          return { id: `r${i}`, pattern, captureNames: Array.from({ length: groups }, (_, g) => `c${g}`), errorCode: code };
+        }),
+      }));
+
+    /** A line around instances of some patterns: junk, ANSI colours, JSON wrapping, CR, spaces. */
+    function lineArb(g: Gen): fc.Arbitrary<string> {
+      const instance = fc.nat(g.pieces.length - 1).chain((i) => fc.tuple(...g.pieces[i]!.map((p) => p.gen)).map((parts) => parts.join('')));
+      const junk = fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom('\x1b[31m', '\x1b[0m', '\x1b]633;A\x07', ' ', '  ', '\t', '"', '\\', '{', '}', ': ', '\u2028'));
+      const body = fc.array(fc.oneof({ weight: 2, arbitrary: instance }, { weight: 3, arbitrary: junk }), { maxLength: 6 }).map((a) => a.join(''));
+      return fc.oneof(
+        { weight: 4, arbitrary: body },
+        { weight: 2, arbitrary: fc.tuple(body, body).map(([a, b]) => `${a} {"level":"error","msg":${JSON.stringify(b)},"n":1}`) },
+        { weight: 1, arbitrary: body.map((b) => `${b}\r`) },
+        { weight: 1, arbitrary: body.map((b) => `${b}   `) },
+      );
+    }
+
+    const isSpace = (c: number): boolean => c === 32 || c === 9 || c === 11 || c === 12 || c === 0xa0;
+    const TRAILING_LAZY = /(?:^|[^\\])(?:\\\\)*\(\.[+*]\?\)$/;
+
+    /** The slow reference: RegExp.exec per entry per view; leftmost over views (ties: a JSON value
+     * over the raw line); a trailing lazy hole extends to the end of its value (next line
+     * terminator or the view's end) without trailing whitespace. */
+    function reference(entries: EngineEntry[], line: string): Map<number, Omit<LineMatch, 'literalLength' | 'codeInLine'>> {
+      const out = new Map<number, Omit<LineMatch, 'literalLength' | 'codeInLine'> & { json: boolean }>();
+      entries.forEach((e, i) => {
+        if (patternProblem(e.pattern) !== undefined) return;
+        const re = new RegExp(e.pattern, 'd');
+        const trailing = TRAILING_LAZY.test(e.pattern);
+        for (const v of lineViews(line)) {
+          const t = v.text;
+          const m = re.exec(t);
+          if (!m) continue;
+          let end = m.index + m[0].length;
+          const spans = m.indices!.slice(1).map((s): [number, number] | undefined => (s ? [s[0], s[1]] : undefined));
+          const last = spans[spans.length - 1];
+          if (trailing && last && last[1] === end) {
+            let limit = t.length;
+            for (let k = end; k < t.length; k++) if (/[\n\r\u2028\u2029]/.test(t[k]!)) ((limit = k), (k = t.length));
+            let x = limit;
+            while (x > end && isSpace(t.charCodeAt(x - 1))) x--;
+            last[1] = end = x;
+          }
+          const start = v.toOriginal(m.index);
+          const json = v.kind === 'json';
+          const prev = out.get(i);
+          if (prev && (start > prev.start || (start === prev.start && (!json || prev.json)))) continue;
+          const oEnd = v.toOriginal(end, true);
+          const captures = spans.flatMap((s, g) =>
+            s ? [{ name: e.captureNames[g] ?? String(g + 1), value: t.slice(s[0], s[1]), start: v.toOriginal(s[0]), end: v.toOriginal(s[1], true) }] : [],
+          );
+          out.set(i, { entry: i, start, end: oEnd, text: line.slice(start, oEnd), captures, json });
+        }
+      });
+      for (const v of out.values()) delete (v as { json?: boolean }).json;
+      return out;
+    }
+
+    it('MatchEngine.matchLine equals the reference on the safe subset, ranked, never throwing', () => {
+      const cases = entriesArb.chain((g) => fc.tuple(fc.constant(g), fc.array(lineArb(g), { minLength: 1, maxLength: 6 })));
+      let compared = 0;
+      let matched = 0;
+      fc.assert(
+        fc.property(cases, ([g, lines]) => {
+          const engine = MatchEngine.build(g.entries);
+          for (const r of engine.rejected) assert.ok(patternProblem(g.entries[r.entry]!.pattern) !== undefined, `rejected a safe pattern: ${g.entries[r.entry]!.pattern} (${r.reason})`);
+          const order = compareMatches(g.entries);
+          for (const line of lines) {
+            const got = engine.matchLine(line);
+            const want = reference(g.entries, line);
+            compared++;
+            matched += got.length;
+            assert.deepEqual(
+              new Map(got.map((m) => [m.entry, { entry: m.entry, start: m.start, end: m.end, text: m.text, captures: m.captures }])),
+              want,
+              `line ${JSON.stringify(line)}, patterns ${JSON.stringify(g.entries.map((e) => e.pattern))}`,
+            );
+            for (let k = 1; k < got.length; k++) assert.ok(order(got[k - 1]!, got[k]!) <= 0, 'ranked');
+            if (got.length > 0) assert.equal(engine.mightMatch(line), true, 'the prefilter never drops a match');
+          }
+        }),
+        params(),
+      );
+      assert.ok(matched > compared / 4, `the generator produces matches (${matched} in ${compared} lines)`);
+    });
+
+    it('bounded time: random patterns on 64k-character lines built from their own pieces', () => {
+      const cases = entriesArb.chain((g) => fc.tuple(fc.constant(g), lineArb(g), fc.nat(2000)));
+      fc.assert(
+        fc.property(cases, ([g, seedLine, reps]) => {
+          const engine = MatchEngine.build(g.entries);
+          const line = (seedLine || 'x').repeat(Math.ceil(65536 / Math.max(1, seedLine.length))).slice(0, 65536 + (reps % 7));
+          const t0 = performance.now();
+          engine.matchLine(line);
+          const ms = performance.now() - t0;
+          // measured: ~1-50 ms; a quadratic scan of 64k characters would take minutes
+          assert.ok(ms < 5000, `${ms} ms for ${JSON.stringify(g.entries.map((e) => e.pattern))}`);
+        }),
+        params(Math.max(10, Math.floor(RUNS / 5))),
+      );
+    });
+  });
+});
