@@ -37,6 +37,8 @@ export class ServerHandle implements vscode.Disposable {
   /** True once the client gave up restarting. */
   gaveUp = false;
   lastStatus: StatusResult | undefined;
+  /** After a (re)start, terminal matches are re-sent once the server reports loaded records. */
+  private resendSeen = false;
 
   /** Fires with every status the server reports (records loaded, problems). */
   readonly onStatus = this.statusEmitter.event;
@@ -126,8 +128,12 @@ export class ServerHandle implements vscode.Disposable {
         didClose: (doc, next) => (isOwnOutput(doc) ? Promise.resolve() : next(doc)),
       },
       errorHandler: {
-        error: (_error, _message, count) =>
-          (count ?? 0) <= 3 ? { action: ErrorAction.Continue, handled: true } : { action: ErrorAction.Shutdown, handled: true },
+        // Write/read errors on a dying connection: keep going; `closed` decides about restarts
+        // (shutting down here would stop the client without a restart or a message).
+        error: (error) => {
+          this.output.warn(`connection error: ${error.message}`);
+          return { action: ErrorAction.Continue, handled: true };
+        },
         closed: () => this.onClosed(),
       },
       initializationFailedHandler: (error) => {
@@ -143,6 +149,10 @@ export class ServerHandle implements vscode.Disposable {
       client.onNotification(StatusNotification.type, (s) => {
         this.lastStatus = s;
         this.statusEmitter.fire(s);
+        if (this.resendSeen) {
+          this.resendSeen = false;
+          void this.sendSeen(client);
+        }
       }),
       client.onDidChangeState((e) => {
         if (e.newState === State.Running) void this.afterRunning(client);
@@ -175,12 +185,19 @@ export class ServerHandle implements vscode.Disposable {
 
   /** Rebuild the state the server cannot know by itself after a (re)start. */
   private async afterRunning(client: LanguageClient): Promise<void> {
+    // The server may still be loading its records (a seen id it does not know yet is dropped), so
+    // send now and again with its first status report.
+    this.resendSeen = this.seen.length > 0;
+    await this.sendSeen(client);
+    this.runningEmitter.fire();
+  }
+
+  private async sendSeen(client: LanguageClient): Promise<void> {
     try {
       for (const s of this.seen) await client.sendNotification(SeenNotification.type, s);
     } catch (e) {
       this.output.warn(`re-sending terminal matches failed: ${String(e)}`);
     }
-    this.runningEmitter.fire();
   }
 
   /** Restart on user request (e.g. after giving up). */

@@ -31,8 +31,10 @@ function errorDiagnostics(uri: vscode.Uri): vscode.Diagnostic[] {
   return vscode.languages.getDiagnostics(uri).filter((d) => /error.?explainer/i.test(d.source ?? ''));
 }
 
+let scratch: vscode.TextDocument | undefined;
 async function stagedActionOffered(): Promise<boolean> {
-  const doc = await vscode.workspace.openTextDocument({ language: 'python', content: 'def send(req_id):\n    pass\n' });
+  scratch ??= await vscode.workspace.openTextDocument({ language: 'python', content: 'def send(req_id):\n    pass\n' });
+  const doc = scratch;
   const at = new vscode.Position(1, 4);
   const list = (await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, new vscode.Range(at, at))) ?? [];
   return list.some((a) => a.title.startsWith('Insert validation for MMError: no staged embedding'));
@@ -48,7 +50,7 @@ export function run(): Promise<void> {
       await poll('diagnostics before the crash', () => errorDiagnostics(doc.uri).length === 3);
 
       const term = await bashTerminal('crash-bash');
-      await runInTerminal(term, "printf 'no staged embedding for /send req_id=%s (already released)\\n' r-9");
+      await runInTerminal(term, "sleep 0.3; printf 'no staged embedding for /send req_id=%s (already released)\\n' r-9");
       await poll('the seen match reported', () => a.seenReported().some((s) => s.matches.some((m) => m.id === STAGED_ID)));
       await poll('the snippet offered from the terminal match', stagedActionOffered);
 
@@ -74,7 +76,11 @@ export function run(): Promise<void> {
       while (!a.restarts().gaveUp) {
         const before = a.restarts().count;
         await killServer();
-        await poll('the client to react to the crash', () => a.restarts().gaveUp || (a.restarts().count > before && a.serverRunning()));
+        await poll('the client to react to the crash', () => {
+          const r = a.restarts();
+          if (r.gaveUp || (r.count > before && a.serverRunning() && serverPid() !== undefined)) return true;
+          throw new Error(`restarts ${JSON.stringify(r)}, running ${a.serverRunning()}, pid ${serverPid()}, messages ${JSON.stringify(a.messages())}`);
+        });
       }
       assert.equal(a.restarts().count, 4);
       assert.equal(a.serverRunning(), false);

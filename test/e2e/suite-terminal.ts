@@ -19,8 +19,11 @@ export function run(): Promise<void> {
       const a = await api();
       term = await bashTerminal('e2e-bash');
       // printf with %s: the command line itself does not contain the whole error line, so a match
-      // with req_id=r-77 can only come from the command's output.
-      await runInTerminal(term, "printf '\\033[31mERROR Inconsistent receive_count for req_id=%s: registered 2, got 3\\033[0m\\n' r-77");
+      // with req_id=r-77 can only come from the command's output. `sleep` first, like a real
+      // program: VS Code 1.100 can drop the output of a command that prints and ends within the
+      // same few milliseconds as its start mark (the extension only receives data after the
+      // start event), see the report of test/e2e/README.md.
+      await runInTerminal(term, "sleep 0.3; printf '\\033[31mERROR Inconsistent receive_count for req_id=%s: registered 2, got 3\\033[0m\\n' r-77");
       const scan = await poll('a terminal scan with a match', () => a.terminalScans().at(-1));
       assert.equal(scan.matches.length, 1, JSON.stringify(scan.matches));
       const m = scan.matches[0]!;
@@ -29,7 +32,7 @@ export function run(): Promise<void> {
         m.captures.map((c) => [c.name, c.value]),
         [['req_id', 'r-77'], ['registered_count', '2'], ['expected_destination_count', '3']],
       );
-      assert.ok(scan.commandLine.startsWith('printf'), scan.commandLine);
+      assert.ok(scan.commandLine.startsWith('sleep 0.3; printf'), scan.commandLine);
       assert.equal(scan.source, 'terminal:e2e-bash');
       await poll('the status item', () => a.statusText().terminal === '$(error) 1 known error');
       const seen = await poll('the seen notification', () => a.seenReported().find((s) => s.source === 'terminal:e2e-bash'));
