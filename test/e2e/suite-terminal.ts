@@ -22,7 +22,7 @@ export function run(): Promise<void> {
       // with req_id=r-77 can only come from the command's output. `sleep` first, like a real
       // program: VS Code 1.100 can drop the output of a command that prints and ends within the
       // same few milliseconds as its start mark (the extension only receives data after the
-      // start event), see the report of test/e2e/README.md.
+      // start event), see test/e2e/README.md.
       await runInTerminal(term, "sleep 0.3; printf '\\033[31mERROR Inconsistent receive_count for req_id=%s: registered 2, got 3\\033[0m\\n' r-77");
       const scan = await poll('a terminal scan with a match', () => a.terminalScans().at(-1));
       assert.equal(scan.matches.length, 1, JSON.stringify(scan.matches));
