@@ -17,7 +17,7 @@ import { captures } from './dto';
 import type { TrackedDocument } from './documents';
 import { SOURCE } from './diagnostics';
 import { lineMatches, matchText } from './matching';
-import { throwIfCancelled } from './runSafe';
+import { errorText, throwIfCancelled } from './runSafe';
 import { documentLanguage, ensureEol, snippetTarget } from './snippets';
 
 export const MAX_RECORDS = 5;
@@ -142,39 +142,57 @@ function sourceActions(ctx: ServerContext, doc: TrackedDocument, params: CodeAct
   const range = params.range;
   const line = Math.min(range.start.line, doc.lineCount - 1);
   const fmt = params.formattingOptions;
-  const uri = doc.uri;
   const out: CodeAction[] = [];
   const hasSelection = range.start.line !== range.end.line || range.start.character !== range.end.character;
   for (const record of candidateRecords(ctx, doc, line)) {
-    const target = snippetTarget(doc, uri, line, {
-      record,
-      ...(fmt ? { insertSpaces: fmt.insertSpaces, tabSize: fmt.tabSize } : {}),
-    });
-    const above = (code: string): TextEdit => ({
-      range: { start: { line, character: 0 }, end: { line, character: 0 } },
-      newText: ensureEol(formatSnippet(code, record, target), target.eol),
-    });
-    if (record.validationCode) {
-      out.push(editAction(`Insert validation for ${label(record)}`, uri, [above(record.validationCode)]));
+    try {
+      out.push(...recordActions(ctx, doc, record, line, range, hasSelection, fmt));
+    } catch (e) {
+      ctx.log.error(`code actions for record ${record.id} failed: ${errorText(e)}`);
     }
-    if (record.tryCatchPattern) {
-      let edit: TextEdit | undefined;
-      if (hasSelection) {
-        const first = range.start.line;
-        let last = Math.min(range.end.line, doc.lineCount - 1);
-        if (last > first && range.end.character === 0) last--;
-        const selected = doc.lines.slice(first, last + 1).join(target.eol);
-        const t = { ...target, indent: /^[ \t]*/.exec(doc.line(first))![0] };
-        const text = surroundWithTry(record.tryCatchPattern, selected, record, t);
-        if (text !== undefined) {
-          edit = {
-            range: { start: { line: first, character: 0 }, end: { line: last, character: doc.line(last).length } },
-            newText: text.replace(/\r?\n$/, ''),
-          };
-        }
+  }
+  return out;
+}
+
+function recordActions(
+  ctx: ServerContext,
+  doc: TrackedDocument,
+  record: ErrorRecord,
+  line: number,
+  range: CodeActionParams['range'],
+  hasSelection: boolean,
+  fmt: CodeActionFormattingOptions['formattingOptions'],
+): CodeAction[] {
+  const uri = doc.uri;
+  const out: CodeAction[] = [];
+  const target = snippetTarget(doc, uri, line, {
+    record,
+    ...(fmt ? { insertSpaces: fmt.insertSpaces, tabSize: fmt.tabSize } : {}),
+  });
+  const above = (code: string): TextEdit => ({
+    range: { start: { line, character: 0 }, end: { line, character: 0 } },
+    newText: ensureEol(formatSnippet(code, record, target), target.eol),
+  });
+  if (record.validationCode) {
+    out.push(editAction(`Insert validation for ${label(record)}`, uri, [above(record.validationCode)]));
+  }
+  if (record.tryCatchPattern) {
+    let edit: TextEdit | undefined;
+    if (hasSelection) {
+      const first = range.start.line;
+      let last = Math.min(range.end.line, doc.lineCount - 1);
+      if (last > first && range.end.character === 0) last--;
+      const selected = doc.lines.slice(first, last + 1).join(target.eol);
+      const t = { ...target, indent: /^[ \t]*/.exec(doc.line(first))![0] };
+      const text = surroundWithTry(record.tryCatchPattern, selected, record, t);
+      if (text !== undefined) {
+        edit = {
+          range: { start: { line: first, character: 0 }, end: { line: last, character: doc.line(last).length } },
+          newText: text.replace(/\r?\n$/, ''),
+        };
       }
-      out.push(editAction(`Insert try/catch for ${label(record)}`, uri, [edit ?? above(record.tryCatchPattern)]));
     }
+    out.push(editAction(`Insert try/catch for ${label(record)}`, uri, [edit ?? above(record.tryCatchPattern)]));
   }
   return out;
 }

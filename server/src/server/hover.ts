@@ -1,6 +1,7 @@
 // Hover: in a log-like document, every record matching the span under the cursor (rank order),
 // rendered compact with the captures of this line and a footer of the extension's own command
 // links. In a source file, the records whose raise site is under the cursor.
+import * as path from 'node:path';
 import type { CancellationToken, Hover, HoverParams } from 'vscode-languageserver';
 import type { RecordMatch } from '../core/catalog';
 import type { ErrorRecord } from '../core/record';
@@ -12,7 +13,6 @@ import { matchesAt } from './matching';
 import type { RaiseSite } from './raiseSite';
 import { errorText, throwIfCancelled } from './runSafe';
 import { uriToPath } from './uri';
-import * as path from 'node:path';
 
 const SEPARATOR = '\n\n---\n\n';
 /** Hovers show at most this many records (the rest are in search / the record view). */
