@@ -63,7 +63,8 @@ function reindent(lines: string[], base: string, target: SnippetTarget): string[
   const srcTab = 4;
   const widths = lines.map((l) => (l.trim() ? width(leading(l), srcTab) : -1));
   const real = widths.filter((w) => w >= 0);
-  const common = real.length ? Math.min(...real) : 0;
+  let common = real.length ? Infinity : 0; // a loop, not Math.min(...real): a snippet can have more lines than spread arguments allow
+  for (const w of real) if (w < common) common = w;
   let unit = 0;
   for (const w of real) if (w > common) unit = gcd(unit, w - common);
   if (unit === 0) unit = srcTab;
