@@ -9,7 +9,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { CancellationTokenSource } from 'vscode-languageserver';
 import { DatasetStore } from '../../server/src/core/dataset/store';
-import { loadRecordsFromPath } from '../../server/src/core/loader';
+import { loadRecordsFromPath, parseRecordText } from '../../server/src/core/loader';
+import { formatSnippet, surroundWithTry } from '../../server/src/core/snippet';
 import { documentDiagnostics } from '../../server/src/server/diagnostics';
 import { hover } from '../../server/src/server/hover';
 import { Cancelled } from '../../server/src/server/runSafe';
@@ -190,6 +191,17 @@ describe('faults', function () {
         assert.notEqual(s.status().datasetVersion, before);
       });
     }
+  });
+
+  describe('oversized record content', () => {
+    it('a snippet of 300k lines is formatted and surrounds a selection without throwing', () => {
+      const code = 'try:\n' + '    x()\n'.repeat(300_000) + 'except Exception:\n    {selection}\n';
+      const rec = parseRecordText(JSON.stringify({ errorMessage: 'snippet flood record here', tryCatchPattern: code }), 'flood.json').records[0]!;
+      const target = { languageId: 'python', indent: '    ', insertSpaces: true, tabSize: 4, eol: '\n' as const };
+      const out = formatSnippet(code, rec, target);
+      assert.equal(out.split('\n').filter((l) => l === '        x()').length, 300_000);
+      surroundWithTry(code, 'pass', rec, target);
+    });
   });
 
   describe('a huge document in the language server', () => {
