@@ -162,9 +162,40 @@ export class MatchEngine {
 
     // 2. one key per record, in the longest tier its literals allow, chosen by rarity of its
     //    q-grams across all records' literals (counted once per q actually used)
-    const longestOf = new Int32Array(n);
+    const bits = n > 200_000 ? 22 : n > 20_000 ? 20 : 18; // small enough to stay in cache
+    // 2a. anchored keys: 8+ chars right after a space or '_' inside a literal, rarest first gram
+    const anchored = new Tier(8, 8, true);
+    const isAnchor = (c: number) => c === 0x20 || c === 0x5f;
+    const anchorCounts = new GramCounts(8, bits);
     for (let i = 0; i < n; i++) {
       if (!this.matchers[i]) continue;
+      for (const l of literals[i]!) for (let p = 1; p + 8 <= l.length; p++) if (isAnchor(l.charCodeAt(p - 1))) anchorCounts.addAt(l, p);
+    }
+    const inAnchored = new Uint8Array(n);
+    for (let i = 0; i < n; i++) {
+      if (!this.matchers[i]) continue;
+      let best = Infinity;
+      let key = '';
+      for (const l of literals[i]!)
+        for (let p = 1; p + 8 <= l.length; p++) {
+          if (!isAnchor(l.charCodeAt(p - 1))) continue;
+          const c = anchorCounts.countAt(l, p);
+          if (c < best) {
+            best = c;
+            key = l.slice(p, Math.min(l.length, p + 24)); // verified in full: longer is more specific
+          }
+        }
+      if (key) {
+        this.keys[i] = key;
+        anchored.add(i);
+        inAnchored[i] = 1;
+      }
+    }
+
+    // 2b. the rest: strided tiers
+    const longestOf = new Int32Array(n);
+    for (let i = 0; i < n; i++) {
+      if (!this.matchers[i] || inAnchored[i]) continue;
       let longest = 0;
       for (const l of literals[i]!) if (l.length > longest) longest = l.length;
       longestOf[i] = longest;
@@ -173,7 +204,7 @@ export class MatchEngine {
     const tiers = TIERS.map(([m, q]) => new Tier(m, q));
     const tierOf = new Int8Array(n).fill(-1);
     for (let i = 0; i < n; i++) {
-      if (!this.matchers[i]) continue;
+      if (!this.matchers[i] || inAnchored[i]) continue;
       const longest = longestOf[i]!;
       if (longest === 0) {
         this.unkeyed.push(i);
@@ -188,7 +219,6 @@ export class MatchEngine {
       }
     }
     const countsByQ = new Map<number, GramCounts>();
-    const bits = n > 200_000 ? 22 : n > 20_000 ? 20 : 18; // small enough to stay in cache
     for (let i = 0; i < n; i++) {
       const t = tierOf[i]!;
       if (t < 0) continue;
@@ -216,9 +246,9 @@ export class MatchEngine {
     const tierStats: EngineStats['tiers'] = [];
     this.tiers = [];
     let indexBytes = 0;
-    for (const t of tiers) {
+    for (const t of [anchored, ...tiers]) {
       if (t.size === 0) continue;
-      tierStats.push({ m: t.m, records: t.size, stride: t.stride });
+      tierStats.push({ m: t.m, records: t.size, stride: t.anchored ? 0 : t.stride });
       t.build(this.keys);
       indexBytes += t.bytes();
       this.tiers.push(t);
