@@ -470,28 +470,29 @@ function tooLarge(bytes: number): string {
 
 /** A file saved in place (truncate, then write) can be read half-written. A read that overlapped a
  * change, or a broken or empty result from a file modified less than FRESH_MS ago (a writer may be
- * stalled mid-save), is read again every SETTLE_MS for up to FRESH_MS, so a load gives the old or
- * the new content whole; a file that is really broken is reported at most FRESH_MS later. */
+ * stalled mid-save), is read again every SETTLE_MS for up to FRESH_MS in all, so a load gives the
+ * old or the new content whole; a file that is really broken is reported at most ~FRESH_MS later. */
 const SETTLE_MS = 25;
 const FRESH_MS = 1000;
 const RELOADS = FRESH_MS / SETTLE_MS;
 
 async function loadFile(file: string, opts: LoadOptions): Promise<LoadResult> {
   try {
+    const started = Date.now();
     for (let attempt = 0; ; attempt++) {
       const before = await fsp.stat(file);
       if (before.size > MAX_RECORD_FILE_BYTES) return { records: [], problems: [fileProblem(file, 'error', tooLarge(before.size))], files: [file], sources: [] };
       const raw: Uint8Array = await fsp.readFile(file);
       const after = await fsp.stat(file);
       const changed = before.size !== after.size || before.mtimeMs !== after.mtimeMs || before.ino !== after.ino || raw.byteLength !== after.size;
-      const result = await parseFileBytes(raw, file, opts);
-      const fresh = Math.abs(Date.now() - after.mtimeMs) < FRESH_MS;
-      const broken = raw.byteLength === 0 || result.problems.some((p) => p.severity === 'error');
-      if (attempt < RELOADS && (changed || (fresh && broken))) {
-        await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-        continue;
+      const mayRetry = attempt < RELOADS && Date.now() - started < FRESH_MS;
+      if (!(changed && mayRetry)) {
+        const result = await parseFileBytes(raw, file, opts);
+        const fresh = Math.abs(Date.now() - after.mtimeMs) < FRESH_MS;
+        const broken = raw.byteLength === 0 || result.problems.some((p) => p.severity === 'error');
+        if (!(mayRetry && fresh && broken)) return result;
       }
-      return result;
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     }
   } catch (e) {
     return { records: [], problems: [fileProblem(file, 'error', `cannot read: ${(e as Error)?.message ?? String(e)}`)], files: [file], sources: [] };
