@@ -83,6 +83,7 @@ export class TestClient {
   refreshRequests = 0;
   stderr = '';
   settings: StartOptions['settings'];
+  readonly storage = fs.mkdtempSync(path.join(os.tmpdir(), 'ee-storage-'));
   initializeResult!: InitializeResult;
   private versions = new Map<string, number>();
 
@@ -139,7 +140,8 @@ export class TestClient {
       rootUri: uriOf(opts.workspace),
       workspaceFolders: [{ uri: uriOf(opts.workspace), name: 'ws' }],
       capabilities: opts.capabilities ?? FULL_CAPABILITIES,
-      initializationOptions: { bundledRecordsPath: BUNDLED, workspaceTrusted: true, ...opts.initializationOptions },
+      // A private storage folder: the dataset cache of the tests never touches the user's.
+      initializationOptions: { bundledRecordsPath: BUNDLED, workspaceTrusted: true, storagePath: client.storage, ...opts.initializationOptions },
     };
     client.initializeResult = await conn.sendRequest('initialize', init);
     await conn.sendNotification('initialized', {});
@@ -193,6 +195,7 @@ export class TestClient {
       await exited;
       clearTimeout(t);
     }
+    fs.rmSync(this.storage, { recursive: true, force: true });
   }
 }
 

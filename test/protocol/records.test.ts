@@ -212,6 +212,24 @@ describe('language server over stdio: records and settings', function () {
     assert.ok(ids((await c.pull(uri)).items).includes(ID_TEAM));
   });
 
+  it('answers the dataset requests without downloading anything before opt-in', async () => {
+    let settings: Record<string, unknown> = {};
+    const c = await start({ settings: () => settings });
+    fs.writeFileSync(path.join(c.workspace, 'package.json'), JSON.stringify({ dependencies: { axios: '^1.7.0' } }));
+    const st = await c.request<{ optedIn: boolean; loaded: number; datasetVersion: string | null }>('errorExplainer/datasetStatus');
+    assert.deepEqual([st.optedIn, st.loaded, st.datasetVersion], [false, 0, null]);
+    const sug = await c.request<{ needsSync: boolean; unmatched: string[]; suggestions: unknown[] }>('errorExplainer/datasetSuggest');
+    assert.equal(sug.needsSync, true);
+    assert.deepEqual(sug.unmatched, ['axios']);
+    // An explicit sync against a dataset that is not there fails cleanly; the server keeps serving.
+    settings = { dataset: { url: `file://${path.join(c.workspace, 'no-such-dataset')}` } };
+    await c.conn.sendNotification('workspace/didChangeConfiguration', { settings: null });
+    const sync = await c.request<{ status: string; reason?: string }>('errorExplainer/datasetSync', { force: true });
+    assert.equal(sync.status, 'failed');
+    const status = await c.request<Status>('errorExplainer/status');
+    assert.equal(status.records, 4);
+  });
+
   it('pushes diagnostics to a client without pull support, and re-pushes after an edit', async () => {
     const c = await start({ capabilities: PUSH_ONLY_CAPABILITIES });
     assert.equal(c.initializeResult.capabilities.diagnosticProvider, undefined);

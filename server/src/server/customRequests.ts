@@ -1,5 +1,6 @@
 // errorExplainer/* requests (protocol.ts): search, record, explainText, snippet. (status and
 // reload live in server.ts, which owns the record sources.)
+import type { ErrorRecord } from '../core/record';
 import { renderRecord } from '../core/render';
 import type {
   ExplainTextParams,
@@ -30,10 +31,16 @@ export function search(ctx: ServerContext, params: SearchParams): SearchHitDto[]
     .map((h) => ({ ...summary(h.record), score: h.score, kind: h.kind }));
 }
 
-export function record(ctx: ServerContext, params: RecordParams): RecordResult | null {
+/** `complete`: the full record for a lightweight dataset one (fetched once, then cached). */
+export async function record(
+  ctx: ServerContext,
+  params: RecordParams,
+  complete?: (r: ErrorRecord) => Promise<ErrorRecord>,
+): Promise<RecordResult | null> {
   if (!params || typeof params.id !== 'string') return null;
-  const r = ctx.catalog().get(params.id);
-  if (!r) return null;
+  const found = ctx.catalog().get(params.id);
+  if (!found) return null;
+  const r = complete ? await complete(found) : found;
   const site = ctx.raiseSites.resolve(r);
   const raiseSite = raiseSiteOption(ctx, site);
   const captures = Array.isArray(params.captures)

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Catalog } from '../core/catalog';
 import { loadRecordsFromPath, LoadResult, mergeRecordSets } from '../core/loader';
-import type { RecordOrigin, RecordProblem } from '../core/record';
+import type { ErrorRecord, RecordOrigin, RecordProblem } from '../core/record';
 import type { SourceStatus, StatusResult } from '../protocol';
 import { RecordIndex } from './recordIndex';
 import { errorText, Logger } from './runSafe';
@@ -67,11 +67,36 @@ export function sourceSpecs(input: SourceInput): SourceSpec[] {
   return specs;
 }
 
-export async function loadSources(specs: SourceSpec[], trusted: boolean, log: Logger): Promise<LoadedRecords> {
+/** Records that come from elsewhere than a path (the ErrLookup dataset cache), merged after bundled. */
+export interface ExtraSource {
+  origin: RecordOrigin;
+  path: string;
+  load: () => Promise<ErrorRecord[]>;
+}
+
+export async function loadSources(specs: SourceSpec[], trusted: boolean, log: Logger, extra: ExtraSource[] = []): Promise<LoadedRecords> {
   const t0 = performance.now();
   const sets: { origin: RecordOrigin; result: LoadResult }[] = [];
   const sources: SourceStatus[] = [];
+  const addExtra = async () => {
+    for (const x of extra) {
+      let records: ErrorRecord[] = [];
+      try {
+        records = await x.load();
+      } catch (e) {
+        log.error(`loading ${x.origin} records failed: ${errorText(e)}`);
+      }
+      if (records.length === 0) continue;
+      sets.push({ origin: x.origin, result: { records, problems: [], files: [] } });
+      sources.push({ origin: x.origin, path: x.path, records: records.length });
+    }
+  };
+  let extraDone = false;
   for (const spec of specs) {
+    if (!extraDone && spec.origin !== 'bundled') {
+      extraDone = true;
+      await addExtra();
+    }
     if (spec.optional && !fs.existsSync(spec.path)) continue;
     let result: LoadResult;
     try {
@@ -83,6 +108,7 @@ export async function loadSources(specs: SourceSpec[], trusted: boolean, log: Lo
     sets.push({ origin: spec.origin, result });
     sources.push({ origin: spec.origin, path: spec.path, records: result.records.length });
   }
+  if (!extraDone) await addExtra();
   const merged = mergeRecordSets(sets);
   const t1 = performance.now();
   const catalog = new Catalog(merged.records);

@@ -16,8 +16,12 @@ import {
 } from 'vscode-languageserver';
 import * as path from 'node:path';
 import { Catalog } from '../core/catalog';
+import type { DatasetService } from '../core/dataset';
 import {
   CodeActionFormattingOptions,
+  DatasetStatusRequest,
+  DatasetSuggestRequest,
+  DatasetSyncRequest,
   ExplainTextRequest,
   InitializationOptions,
   RecordRequest,
@@ -31,6 +35,7 @@ import {
   TrustNotification,
 } from '../protocol';
 import { codeActions } from './codeActions';
+import { createDatasetService, datasetRecords, datasetStatus, datasetSuggest, datasetSync } from './dataset';
 import type { ServerContext } from './context';
 import * as custom from './customRequests';
 import { definition } from './definition';
@@ -42,7 +47,7 @@ import { documentLinks } from './links';
 import { isLogLike } from './logKind';
 import { RaiseSiteResolver } from './raiseSite';
 import { RecordIndex } from './recordIndex';
-import { affectsSources, LoadedRecords, loadSources, SourceSpec, sourceSpecs, WORKSPACE_RECORDS_DIR } from './recordSources';
+import { affectsSources, ExtraSource, LoadedRecords, loadSources, SourceSpec, sourceSpecs, WORKSPACE_RECORDS_DIR } from './recordSources';
 import { errorText, Logger, runSafe, runSafeNotification } from './runSafe';
 import { SeenRecords } from './seen';
 import { SECTION, SettingsStore } from './settings';
@@ -74,6 +79,8 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   let epoch = 0;
   let loaded: LoadedRecords = emptyLoaded();
   let settings = new SettingsStore(undefined);
+  let dataset: DatasetService | undefined;
+  let loadedKey = '';
   let caps = { pull: false, refresh: false, dynamicConfig: false, dynamicWatch: false, relativePatterns: false };
 
   const openText = (file: string): string[] | undefined => documents.get(pathToUri(file))?.lines;
@@ -115,6 +122,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
 
   async function currentSpecs(): Promise<SourceSpec[]> {
     const global = await settings.get(undefined);
+    dataset?.configure(global.dataset);
     const paths: { folder: string | undefined; paths: string[] }[] = [];
     if (folders.length === 0) paths.push({ folder: undefined, paths: global.records.paths });
     for (const f of folders) paths.push({ folder: f, paths: (await settings.get(pathToUri(f))).records.paths });
@@ -143,9 +151,13 @@ export function startServer(connection: Connection, options: ServerOptions = {})
 
   async function doReload(force: boolean): Promise<StatusResult> {
     const specs = await currentSpecs();
-    const same = JSON.stringify(specs) === JSON.stringify(loaded.specs) && loaded.status.workspaceTrusted === trusted;
-    if (force || !same) {
-      loaded = await loadSources(specs, trusted, log);
+    const global = await settings.get(undefined);
+    const key = JSON.stringify({ specs, trusted, dataset: global.dataset });
+    if (force || key !== loadedKey) {
+      const ds = dataset;
+      const extra: ExtraSource[] = ds ? [{ origin: 'dataset', path: ds.cacheDir, load: () => datasetRecords(ds, global) }] : [];
+      loaded = await loadSources(specs, trusted, log, extra);
+      loadedKey = key;
       log.info(
         `Error Explainer: ${loaded.status.records} records from ${loaded.status.sources.length} sources, ` +
           `${loaded.status.problems} problems (load ${loaded.status.timings.loadMs} ms, index ${loaded.status.timings.indexMs} ms)`,
@@ -213,6 +225,11 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     const init = (params.initializationOptions ?? {}) as InitializationOptions;
     bundledPath = options.bundledRecordsPath ?? (typeof init.bundledRecordsPath === 'string' ? init.bundledRecordsPath : undefined);
     trusted = init.workspaceTrusted === true;
+    try {
+      dataset = createDatasetService(typeof init.storagePath === 'string' ? init.storagePath : undefined);
+    } catch (e) {
+      log.warn(`the ErrLookup dataset is unavailable: ${errorText(e)}`);
+    }
     caps = {
       pull: !!c.textDocument?.diagnostic,
       refresh: !!c.workspace?.diagnostics?.refreshSupport,
@@ -265,10 +282,28 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       // the client does not support workspace folder notifications
     }
     reload(true).finally(markReady);
+    // After opt-in only: check the dataset now and then hourly (refreshHours decides whether a sync is due).
+    const firstCheck = setTimeout(() => void checkDataset(), 10_000);
+    const hourly = setInterval(() => void checkDataset(), 60 * 60 * 1000);
+    firstCheck.unref();
+    hourly.unref();
+    timers.push(firstCheck, hourly);
   });
+
+  const timers: NodeJS.Timeout[] = [];
+  async function checkDataset(): Promise<void> {
+    try {
+      const r = await dataset?.syncIfDue();
+      if (r?.notify) log.warn(r.notify);
+      if (r?.status === 'updated') await reload(true);
+    } catch (e) {
+      log.error(`dataset check failed: ${errorText(e)}`);
+    }
+  }
 
   connection.onShutdown(() => {
     watcherRegistration?.dispose();
+    for (const t of timers) clearTimeout(t);
   });
 
   // ------------------------------------------------------------------------------------------
@@ -370,7 +405,35 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   );
 
   connection.onRequest(SearchRequest.type, (p, token) => runSafe(log, 'search', token, [], async () => (await ready, custom.search(ctx, p))));
-  connection.onRequest(RecordRequest.type, (p, token) => runSafe(log, 'record', token, null, async () => (await ready, custom.record(ctx, p))));
+  connection.onRequest(RecordRequest.type, (p, token) =>
+    runSafe(log, 'record', token, null, async () => {
+      await ready;
+      const ds = dataset;
+      return custom.record(ctx, p, ds ? (r) => ds.complete(r) : undefined);
+    }),
+  );
+  connection.onRequest(DatasetStatusRequest.type, (_p, token) =>
+    runSafe(log, 'datasetStatus', token, null, async () => {
+      await ready;
+      const loadedFromDataset = loaded.status.sources.find((x) => x.origin === 'dataset')?.records ?? 0;
+      return dataset ? datasetStatus(dataset, loadedFromDataset) : null;
+    }),
+  );
+  connection.onRequest(DatasetSyncRequest.type, (p, token) =>
+    runSafe(log, 'datasetSync', token, null, async () => {
+      await ready;
+      if (!dataset) return { status: 'failed' as const, datasetVersion: null, reason: 'no dataset cache folder' };
+      const r = await datasetSync(dataset, p?.force !== false);
+      if (r.status !== 'failed') await reload(true);
+      return r;
+    }),
+  );
+  connection.onRequest(DatasetSuggestRequest.type, (_p, token) =>
+    runSafe(log, 'datasetSuggest', token, null, async () => {
+      await ready;
+      return dataset ? datasetSuggest(dataset, folders) : null;
+    }),
+  );
   connection.onRequest(ExplainTextRequest.type, (p, token) =>
     runSafe(log, 'explainText', token, [], async () => (await ready, custom.explainText(ctx, p, token))),
   );
