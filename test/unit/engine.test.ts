@@ -450,3 +450,26 @@ describe('engine: matchText (block scan)', () => {
     }
   });
 });
+
+describe('engine: strided tiers', () => {
+  it('finds records whose literals have no space/underscore anchor (strided q-gram tier)', () => {
+    const entries: EngineEntry[] = [];
+    for (let i = 0; i < 300; i++) entries.push(entry(`s${i}`, `ERRCODE${i.toString(36).padStart(4, '0')}FAILED:{v}`));
+    const e = MatchEngine.build(entries);
+    assert.ok(
+      e.stats.tiers.some((t) => t.stride > 1),
+      JSON.stringify(e.stats.tiers),
+    );
+    for (let i = 0; i < 300; i += 7) {
+      const line = `prefix-ERRCODE${i.toString(36).padStart(4, '0')}FAILED:${i}`;
+      const ms = e.matchLine(line);
+      assert.deepEqual(
+        ms.map((m) => m.entry),
+        [i],
+        line,
+      );
+      assert.deepEqual(ms[0]!.captures.map((c) => c.value), [String(i)]);
+    }
+    assert.deepEqual(e.matchLine('prefix-ERRCODE0000FAILED'), []);
+  });
+});
