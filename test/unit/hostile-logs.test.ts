@@ -110,6 +110,37 @@ function bestMs(fn: () => void, runs = 2): number {
   return best;
 }
 
+/**
+ * An in-process `scan --format json FILE` whose stdout is not read: once its output buffer is
+ * flushed, backpressure holds the scan in the middle of the file (`started`) until `release()`,
+ * which drains stdout and resolves with the exit code and the number of JSON rows.
+ */
+function stalledScan(file: string): { run: { started: Promise<void> }; release: () => Promise<{ code: number; rows: number; stderr: string }> } {
+  const stdout = new PassThrough({ highWaterMark: 16 });
+  const stderr = new PassThrough();
+  let errText = '';
+  stderr.on('data', (b) => (errText += String(b)));
+  const started = new Promise<void>((r) => stdout.once('readable', () => r()));
+  const done = main(['scan', '--no-bundled', '--records', recordsFile, '--format', 'json', file], { stdin: new PassThrough(), stdout, stderr, cwd: ROOT, env: {} });
+  return {
+    run: { started },
+    release: async () => {
+      let rows = 0;
+      stdout.pipe(
+        new Writable({
+          write(chunk: Buffer, _enc, cb) {
+            for (const c of chunk) if (c === 10) rows++;
+            cb();
+          },
+        }),
+      );
+      const code = await done;
+      await new Promise((r) => setImmediate(r));
+      return { code, rows, stderr: errText };
+    },
+  };
+}
+
 describe('hostile logs', function () {
   this.timeout(120_000);
 
@@ -221,41 +252,31 @@ describe('hostile logs', function () {
       }
     });
 
+    it('a file that grows faster than it is scanned: the scan reads it as it was when opened, and ends', async () => {
+      const file = path.join(tmp, 'outpaced.log');
+      const block = `${'[t] Decode batch. #running-req: 3, token usage: 0.01\n'.repeat(19)}[t] ERROR: ${HIT_COUNT}\n`;
+      await writeFile(file, [block], 5000);
+      const { run, release } = stalledScan(file);
+      await run.started;
+      // while the scan is held mid-file, the file doubles (a writer faster than the scan)
+      fs.appendFileSync(file, block.repeat(5000));
+      const { code, rows, stderr } = await release();
+      assert.equal(code, 0, stderr);
+      assert.equal(rows, 5000, 'exactly the matches present when the file was opened');
+    });
+
     it('a file deleted while it is open: the scan reads it to the end, nothing is lost', async () => {
       const file = path.join(tmp, 'deleted.log');
       const block = `${'[t] Decode batch. #running-req: 3, token usage: 0.01\n'.repeat(19)}[t] ERROR: ${HIT_COUNT}\n`;
       const blocks = 10_000; // 10 000 matches, ~10 MB: far more output than a flush holds
       await writeFile(file, [block], blocks);
-      // stdout is not read until the file is deleted: backpressure stalls the scan mid-file
-      const stdout = new PassThrough({ highWaterMark: 16 });
-      const stderr = new PassThrough();
-      let errText = '';
-      stderr.on('data', (b) => (errText += String(b)));
-      let firstOutput!: () => void;
-      const outputStarted = new Promise<void>((r) => (firstOutput = r));
-      stdout.once('readable', () => firstOutput());
-      const run = main(['scan', '--no-bundled', '--records', recordsFile, '--format', 'json', file], {
-        stdin: new PassThrough(),
-        stdout,
-        stderr,
-        cwd: ROOT,
-        env: {},
-      });
-      await outputStarted;
+      const { run, release } = stalledScan(file);
+      await run.started;
       fs.unlinkSync(file);
       assert.ok(!fs.existsSync(file));
-      let lines = 0;
-      const sink = new Writable({
-        write(chunk: Buffer, _enc, cb) {
-          for (const c of chunk) if (c === 10) lines++;
-          cb();
-        },
-      });
-      stdout.pipe(sink);
-      const code = await run;
-      await new Promise((r) => setImmediate(r));
-      assert.equal(code, 0, errText);
-      assert.equal(lines, blocks, 'one JSON row per planted match');
+      const { code, rows, stderr } = await release();
+      assert.equal(code, 0, stderr);
+      assert.equal(rows, blocks, 'one JSON row per planted match');
     });
   });
 
