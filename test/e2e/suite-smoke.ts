@@ -19,7 +19,7 @@ export function run(): Promise<void> {
       it('starts the language server on demand', async () => {
         const a = await api();
         await a.ready();
-        await poll('server running', () => a.serverRunning(), 30000);
+        await poll('server running', () => a.serverRunning());
       });
     });
   });

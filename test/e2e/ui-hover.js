@@ -27,7 +27,7 @@ async function main() {
   const cs = await startCodeServer({ workspace });
   const browser = await launchBrowser();
   try {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const page = await browser.newPage({ viewport: { width: 1440, height: 960 } });
     page.setDefaultTimeout(120000);
     await page.goto(cs.url([['extensionDevelopmentPath', cs.remote(ROOT)], ['skipWelcome', 'true']]), { waitUntil: 'domcontentloaded' });
     await page.locator('.monaco-workbench').waitFor();
@@ -49,20 +49,19 @@ async function main() {
 
     // Where the token is on screen.
     const box = await line.evaluate((el, token) => {
-      const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
-      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-        const i = n.textContent.indexOf(token);
-        if (i >= 0) {
-          const r = document.createRange();
-          r.setStart(n, i);
-          r.setEnd(n, i + token.length);
-          const b = r.getBoundingClientRect();
-          return { x: b.x, y: b.y, width: b.width, height: b.height };
-        }
-      }
-      return null;
+      // Monaco renders a line as token spans in a monospace font: find the token's column in
+      // the line's text and measure with the rendered line span.
+      const span = el.firstElementChild;
+      if (!span) return null;
+      const text = span.textContent || '';
+      const at = text.indexOf(token);
+      const r = span.getBoundingClientRect();
+      if (at < 0 || !text.length || r.width === 0) return null;
+      const cw = r.width / text.length;
+      return { x: r.x + at * cw, y: r.y, width: token.length * cw, height: r.height };
     }, TOKEN);
     if (!box) throw new TestFailure(`"${TOKEN}" is not rendered`);
+    console.log(`"${TOKEN}" at x=${Math.round(box.x)} y=${Math.round(box.y)} w=${Math.round(box.width)} h=${Math.round(box.height)}`);
 
     const hover = page.locator('.monaco-hover:not(.hidden)').first();
     let text = '';
