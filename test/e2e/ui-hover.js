@@ -48,7 +48,7 @@ async function main() {
     console.log(`opened ${FILE}`);
 
     // Where the token is on screen.
-    const box = await line.evaluate((el, token) => {
+    const measure = () => line.evaluate((el, token) => {
       // Monaco renders a line as token spans in a monospace font: find the token's column in
       // the line's text and measure with the rendered line span.
       const span = el.firstElementChild;
@@ -60,6 +60,11 @@ async function main() {
       const cw = r.width / text.length;
       return { x: r.x + at * cw, y: r.y, width: token.length * cw, height: r.height };
     }, TOKEN);
+    let box = null;
+    for (const end = Date.now() + 30000; !box && Date.now() < end; ) {
+      box = await measure().catch(() => null); // the line may be re-rendered while we look
+      if (!box) await page.waitForTimeout(250);
+    }
     if (!box) throw new TestFailure(`"${TOKEN}" is not rendered`);
     console.log(`"${TOKEN}" at x=${Math.round(box.x)} y=${Math.round(box.y)} w=${Math.round(box.width)} h=${Math.round(box.height)}`);
 
