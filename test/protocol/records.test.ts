@@ -144,6 +144,21 @@ describe('language server over stdio: records and settings', function () {
     assert.equal(c.notificationsOf('errorExplainer/statusChanged').length, count);
   });
 
+  it('reloads when a record file is saved in the editor (clients without file watchers)', async () => {
+    const c = await start({ capabilities: PUSH_ONLY_CAPABILITIES });
+    const before = (await c.request<Status>('errorExplainer/status')).records; // the first load is done
+    const file = path.join(c.workspace, TEAM);
+    const records = JSON.parse(fs.readFileSync(file, 'utf8'));
+    records.push({ id: 'c0ffee00c0ffee01', errorMessage: 'saved record matches {what}', severity: 'info' });
+    fs.writeFileSync(file, JSON.stringify(records, null, 2));
+    await c.conn.sendNotification('textDocument/didSave', { textDocument: { uri: uriOf(file) } });
+    const after = await waitFor('reload after save', async () => {
+      const s = await c.request<Status>('errorExplainer/status');
+      return s.records === before + 1 ? s : undefined;
+    });
+    assert.equal(after.records, 5);
+  });
+
   it('publishes record-file problems on the record file at the offending line and column', async () => {
     const c = await start();
     await c.open(LOG, 'log');
