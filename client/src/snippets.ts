@@ -36,12 +36,18 @@ export function registerSnippets(s: Services): void {
     }),
   );
 
-  const targetEditor = (uri?: string): vscode.TextEditor | undefined => {
+  const targetEditor = async (uri?: string): Promise<vscode.TextEditor | undefined> => {
     if (uri) return vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === uri);
     const active = vscode.window.activeTextEditor;
     if (isCodeEditor(active)) return active;
     if (lastCodeEditor && vscode.window.visibleTextEditors.includes(lastCodeEditor)) return lastCodeEditor;
-    return vscode.window.visibleTextEditors.find((e) => isCodeEditor(e) && e.document.uri.scheme !== RECORD_SCHEME);
+    const visible = vscode.window.visibleTextEditors.find((e) => isCodeEditor(e) && e.document.uri.scheme !== RECORD_SCHEME);
+    if (visible) return visible;
+    // The last code editor was hidden (e.g. the log took its place): bring it back at its cursor.
+    if (lastCodeEditor && !lastCodeEditor.document.isClosed) {
+      return vscode.window.showTextDocument(lastCodeEditor.document, { selection: lastCodeEditor.selection, preview: false });
+    }
+    return undefined;
   };
 
   s.context.subscriptions.push(
@@ -51,7 +57,7 @@ export function registerSnippets(s: Services): void {
           ? arg
           : await searchRecords(s, undefined, false).then((id) => (id ? { id } : undefined));
         if (!args) return undefined;
-        const editor = targetEditor(args.uri);
+        const editor = await targetEditor(args.uri);
         if (!editor) {
           void s.notifier.show('snippet-no-editor', 'info', 'Error Explainer: open the code file where the snippet should go, then try again.');
           return undefined;

@@ -207,6 +207,27 @@ export function run(): Promise<void> {
         );
         assert.equal(doc.getText(), GATEWAY_PY.replace('    if response is None:', `${inserted}    if response is None:`));
       });
+      it('the hover link "Insert try/catch" goes to the last code editor, even when the log hid it', async () => {
+        const py = await openFixture('payments/gateway.py');
+        const at = posOf(py.document, 'return response');
+        py.selection = new vscode.Selection(at, at);
+        await openFixture('logs/app.log'); // replaces the Python editor in the same group
+        assert.ok(!vscode.window.visibleTextEditors.some((e) => e.document === py.document), 'the Python editor is hidden');
+        const inserted = await vscode.commands.executeCommand<string>('errorExplainer.insertSnippet', { id: GATEWAY_ID, kind: 'tryCatch' });
+        assert.equal(
+          inserted,
+          [
+            '    # error-explainer: payment-gateway-timeout (acme/payments, raised at payments/gateway.py:8)',
+            '    try:',
+            '        charge(order, gateway)',
+            '    except PaymentGatewayTimeout:',
+            '        retry_with_same_idempotency_key(order)',
+            '',
+          ].join('\n'),
+        );
+        assert.equal(vscode.window.activeTextEditor?.document, py.document);
+        assert.equal(py.document.getText(), GATEWAY_PY.replace('    return response', `${inserted}    return response`));
+      });
     });
 
     describe('search', () => {
