@@ -163,31 +163,43 @@ export class MatchEngine {
     // 2. one key per record, in the longest tier its literals allow, chosen by rarity of its
     //    q-grams across all records' literals (counted once per q actually used)
     const bits = n > 200_000 ? 22 : n > 20_000 ? 20 : 18; // small enough to stay in cache
-    // 2a. anchored keys: 8+ chars right after a space or '_' inside a literal, rarest first gram
-    const anchored = new Tier(8, 8, true);
+    // 2a. anchored keys: right after a space or '_' inside a literal, indexed by their first
+    //     16 chars when the literal allows (few records share a 16-gram), else their first 8
+    const anchored16 = new Tier(16, 16, true);
+    const anchored8 = new Tier(8, 8, true);
     const isAnchor = (c: number) => c === 0x20 || c === 0x5f;
-    const anchorCounts = new GramCounts(8, bits);
+    const counts16 = new GramCounts(16, bits);
+    const counts8 = new GramCounts(8, bits);
     for (let i = 0; i < n; i++) {
       if (!this.matchers[i]) continue;
-      for (const l of literals[i]!) for (let p = 1; p + 8 <= l.length; p++) if (isAnchor(l.charCodeAt(p - 1))) anchorCounts.addAt(l, p);
+      for (const l of literals[i]!)
+        for (let p = 1; p + 8 <= l.length; p++)
+          if (isAnchor(l.charCodeAt(p - 1))) {
+            counts8.addAt(l, p);
+            if (p + 16 <= l.length) counts16.addAt(l, p);
+          }
     }
     const inAnchored = new Uint8Array(n);
     for (let i = 0; i < n; i++) {
       if (!this.matchers[i]) continue;
       let best = Infinity;
       let key = '';
+      let q = 8;
       for (const l of literals[i]!)
         for (let p = 1; p + 8 <= l.length; p++) {
           if (!isAnchor(l.charCodeAt(p - 1))) continue;
-          const c = anchorCounts.countAt(l, p);
+          // a 16-gram key is preferred: its count is compared with a head start
+          const long = p + 16 <= l.length;
+          const c = long ? counts16.countAt(l, p) : counts8.countAt(l, p) + 2;
           if (c < best) {
             best = c;
+            q = long ? 16 : 8;
             key = l.slice(p, Math.min(l.length, p + 24)); // verified in full: longer is more specific
           }
         }
       if (key) {
         this.keys[i] = key;
-        anchored.add(i);
+        (q === 16 ? anchored16 : anchored8).add(i);
         inAnchored[i] = 1;
       }
     }
@@ -246,7 +258,7 @@ export class MatchEngine {
     const tierStats: EngineStats['tiers'] = [];
     this.tiers = [];
     let indexBytes = 0;
-    for (const t of [anchored, ...tiers]) {
+    for (const t of [anchored16, anchored8, ...tiers]) {
       if (t.size === 0) continue;
       tierStats.push({ m: t.m, records: t.size, stride: t.anchored ? 0 : t.stride });
       t.build(this.keys);

@@ -31,6 +31,7 @@ export const TIERS: readonly (readonly [number, number])[] = [
 /** Hash of q (1..8) chars of s at j. The same function builds the index and probes lines.
  * Tables index by the HIGH bits, which the multiplications mix well. */
 export function hashAt(s: string, j: number, q: number): number {
+  if (q === 16) return hashAt(s, j, 8) ^ Math.imul(hashAt(s, j + 8, 8), 0x2545f491);
   if (q === 8)
     return (
       Math.imul(s.charCodeAt(j) | (s.charCodeAt(j + 1) << 16), 0x9e3779b1) ^
@@ -212,21 +213,18 @@ export class Tier {
 
   /** Probe right after every `delim` (native indexOf hops: cheaper than a JS pass over every char). */
   private scanAnchored(s: string, delim: string, keys: string[], stamp: Int32Array | null, st: number, out: number[]): void {
-    const last = s.length - 8;
+    const last = s.length - this.q;
     const bits = this.bits;
     const bitShift = this.bitShift;
     const bucketShift = this.bucketShift;
     const starts = this.starts;
     const ent = this.ent;
+    const q = this.q;
     let p = s.indexOf(delim);
     while (p >= 0 && p < last) {
       const j = p + 1;
       p = s.indexOf(delim, j);
-      const h =
-        Math.imul(s.charCodeAt(j) | (s.charCodeAt(j + 1) << 16), 0x9e3779b1) ^
-        Math.imul(s.charCodeAt(j + 2) | (s.charCodeAt(j + 3) << 16), 0x85ebca6b) ^
-        Math.imul(s.charCodeAt(j + 4) | (s.charCodeAt(j + 5) << 16), 0xc2b2ae35) ^
-        Math.imul(s.charCodeAt(j + 6) | (s.charCodeAt(j + 7) << 16), 0x27d4eb2f);
+      const h = hashAt(s, j, q);
       const b = h >>> bitShift;
       if ((bits[b >>> 3]! & (1 << (b & 7))) === 0) continue;
       const bucket = h >>> bucketShift;
