@@ -44,6 +44,35 @@ function parseQuery(uri: vscode.Uri): RecordQuery {
   }
 }
 
+// C0 controls except tab/newline, DEL, C1, bidi overrides/isolates, BOM: never shown in the view.
+const CONTROLS = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u200E\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/g;
+
+/**
+ * The record's source window as a fenced block with line numbers and the raise line marked (→).
+ * Inside a fence longer than any backtick run of the code, record text stays literal.
+ */
+export function numberedSource(record: unknown): string | undefined {
+  const r = (record ?? {}) as { sourceCode?: unknown; sourceCodeStart?: unknown; lineNumber?: unknown; filePath?: unknown };
+  if (typeof r.sourceCode !== 'string' || !r.sourceCode.trim()) return undefined;
+  const start = typeof r.sourceCodeStart === 'number' && Number.isInteger(r.sourceCodeStart) && r.sourceCodeStart > 0 ? r.sourceCodeStart : 1;
+  const raise = typeof r.lineNumber === 'number' ? r.lineNumber : undefined;
+  const lines = r.sourceCode.replace(/\r\n?/g, '\n').replace(/\n+$/, '').replace(CONTROLS, '').split('\n');
+  const width = String(start + lines.length - 1).length;
+  const body = lines.map((l, i) => `${start + i === raise ? '→' : ' '} ${String(start + i).padStart(width)} │ ${l}`).join('\n');
+  let longest = 0;
+  for (const m of body.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  return `${fence}\n${body}\n${fence}`;
+}
+
+/** Replaces the renderer's plain "Source" block with the numbered one (when both exist). */
+export function withNumberedSource(markdown: string, record: unknown): string {
+  const numbered = numberedSource(record);
+  if (!numbered) return markdown;
+  const re = /(^#{2,4} Source[^\n]*\n\n)(`{3,})[^\n]*\n[\s\S]*?\n\2[ \t]*(?=\n|$)/m;
+  return re.test(markdown) ? markdown.replace(re, (_m, head: string) => `${head}${numbered}`) : markdown;
+}
+
 /** Markdown for a link target we built ourselves (file URI or https URL). */
 function linkTarget(u: string): string {
   return `<${u.replace(/[<>\s]/g, encodeURIComponent)}>`;
@@ -66,7 +95,7 @@ export class RecordViewProvider implements vscode.TextDocumentContentProvider {
       return `# Error record\n\nThe record could not be loaded: ${String(e instanceof Error ? e.message : e).replace(/[\\`*_[\]<>#!|]/g, '\\$&')}\n`;
     }
     if (!result) return `# Error record\n\nNo loaded record has the id \`${id.replace(/`/g, '')}\`.\n`;
-    let md = result.markdown.trimEnd() + '\n';
+    let md = withNumberedSource(result.markdown, result.record).trimEnd() + '\n';
     const site = result.raiseSite;
     if (site && 'uri' in site && /^file:/i.test(site.uri)) {
       md += `\n---\n\n[Open the raise site in this workspace](${linkTarget(`${site.uri}#L${site.line + 1}`)})\n`;

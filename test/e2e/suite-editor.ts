@@ -244,7 +244,12 @@ export function run(): Promise<void> {
         assert.ok(text.includes('register_embedding_destinations memoizes'), text);
         // the whole record: solutions, snippets and the source window with its lines
         assert.match(text, /#### Solutions/);
-        assert.match(text, /#### Source \(lines \d+–\d+\)/);
+        assert.match(text, /#### Source \(lines 706–742\)/);
+        // ... numbered, with the raise line (724) marked
+        const raw = view.getText();
+        assert.match(raw, /^→ 724 │ {17}raise BadRequestError\($/m); // separator + 16 spaces of indentation
+        assert.match(raw, /^  706 │ /m);
+        assert.equal((raw.match(/^→/gm) ?? []).length, 1);
         // the Markdown preview shows it
         await poll('a Markdown preview tab', () =>
           vscode.window.tabGroups.all.flatMap((g) => g.tabs).some((t) => t.input instanceof vscode.TabInputWebview && /markdown/i.test(t.input.viewType)),
