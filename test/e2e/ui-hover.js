@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // UI-level test: drives the real workbench in Chromium like a person. Opens the log with Ctrl+P,
 // moves the mouse over the error (twice, as a hand does), waits for the hover widget, reads its
-// text as the user sees it, and saves a screenshot.
+// text as the user sees it, and saves a screenshot. Then searches by typing into the Search
+// Error Records QuickPick and opens the hit with Enter.
 //   node test/e2e/ui-hover.js --workspace DIR [--screenshot test/e2e/artifacts/hover.png]
 // Exit status: 0 pass, 1 the hover is wrong or missing, 2 harness failure.
 'use strict';
@@ -90,6 +91,23 @@ async function main() {
     const missing = EXPECT.filter((e) => !text.includes(e));
     if (missing.length) throw new TestFailure(`the hover lacks: ${missing.join(' / ')}`);
     console.log('PASS ui hover');
+
+    // Search like a person: command palette, the command's title, then type a query into the
+    // extension's QuickPick, wait for the server's hits, Enter opens the record view.
+    await page.mouse.move(box.x, box.y + 300);
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('F1');
+    await input.waitFor({ state: 'visible' });
+    await page.keyboard.type('Error Explainer: Search Error Records', { delay: 10 });
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Search Error Records' }).first().waitFor();
+    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-widget', { hasText: 'Search Error Records' }).waitFor();
+    await page.keyboard.type('receive_count drift', { delay: 40 });
+    const hit = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Inconsistent receive_count for req_id=' }).first();
+    await hit.waitFor();
+    await page.keyboard.press('Enter');
+    await page.locator('.tabs-container .tab', { hasText: /Preview/ }).first().waitFor();
+    console.log('PASS ui search (typed into the QuickPick, record view opened)');
     return 0;
   } finally {
     await browser.close().catch(() => undefined);
