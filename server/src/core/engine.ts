@@ -258,12 +258,18 @@ export class MatchEngine {
     const tierStats: EngineStats['tiers'] = [];
     this.tiers = [];
     let indexBytes = 0;
+    // small anchored-8 tier: indexOf per key; else probed in the same pass as the 16-gram tier
+    if (anchored8.size > 0 && anchored8.size <= 32) {
+      for (const rec of anchored8.takeRecords()) this.direct.push(rec);
+    }
+    const shareAnchors = anchored16.size > 0 && anchored8.size > 0;
     for (const t of [anchored16, anchored8, ...tiers]) {
       if (t.size === 0) continue;
       tierStats.push({ m: t.m, records: t.size, stride: t.anchored ? 0 : t.stride });
       t.build(this.keys);
       indexBytes += t.bytes();
-      this.tiers.push(t);
+      if (t === anchored8 && shareAnchors) anchored16.partner = t; // scanned with anchored16
+      else this.tiers.push(t);
     }
     this.stats = { chain, regex, rejected: this.rejected.length, unkeyed: this.unkeyed.length, tiers: tierStats, direct: this.direct.length, indexBytes };
   }

@@ -131,6 +131,11 @@ export class Tier {
     return this.members;
   }
 
+  /** Remove and return the members (before build). */
+  takeRecords(): number[] {
+    return this.members.splice(0, this.members.length);
+  }
+
   /** Build the table from the members' keys. */
   build(keys: string[]): void {
     const per = this.stride;
@@ -212,38 +217,46 @@ export class Tier {
   }
 
   /** Probe right after every `delim` (native indexOf hops: cheaper than a JS pass over every char). */
+  /** An anchored tier probed at the same anchors as this one (one pass over the anchors for both). */
+  partner: Tier | undefined;
+
   private scanAnchored(s: string, delim: string, keys: string[], stamp: Int32Array | null, st: number, out: number[]): void {
-    const last = s.length - this.q;
-    const bits = this.bits;
-    const bitShift = this.bitShift;
-    const bucketShift = this.bucketShift;
-    const starts = this.starts;
-    const ent = this.ent;
+    const n = s.length;
     const q = this.q;
+    const partner = this.partner;
+    const pq = partner ? partner.q : q;
+    const last = n - Math.min(q, pq);
     let p = s.indexOf(delim);
     while (p >= 0 && p < last) {
       const j = p + 1;
       p = s.indexOf(delim, j);
-      const h = hashAt(s, j, q);
-      const b = h >>> bitShift;
-      if ((bits[b >>> 3]! & (1 << (b & 7))) === 0) continue;
-      const bucket = h >>> bucketShift;
-      const end = starts[bucket + 1]!;
-      for (let e = starts[bucket]!; e < end; e++) {
-        if (ent[2 * e] !== h) continue;
-        const rec = ent[2 * e + 1]! >>> 5;
-        if (stamp === null) {
-          if (s.startsWith(keys[rec]!, j)) {
-            out.push(j);
-            break;
-          }
-          continue;
-        }
-        if (stamp[rec] === st) continue;
+      if (j + q <= n) this.probeAt(s, j, hashAt(s, j, q), keys, stamp, st, out);
+      if (partner && j + pq <= n) partner.probeAt(s, j, hashAt(s, j, pq), keys, stamp, st, out);
+    }
+  }
+
+  /** Check the keys whose indexed gram hashes to h, at line position j (anchored tiers: offset 0). */
+  probeAt(s: string, j: number, h: number, keys: string[], stamp: Int32Array | null, st: number, out: number[]): void {
+    const b = h >>> this.bitShift;
+    if ((this.bits[b >>> 3]! & (1 << (b & 7))) === 0) return;
+    const starts = this.starts;
+    const ent = this.ent;
+    const bucket = h >>> this.bucketShift;
+    const end = starts[bucket + 1]!;
+    for (let e = starts[bucket]!; e < end; e++) {
+      if (ent[2 * e] !== h) continue;
+      const rec = ent[2 * e + 1]! >>> 5;
+      if (stamp === null) {
         if (s.startsWith(keys[rec]!, j)) {
-          stamp[rec] = st;
-          out.push(rec);
+          out.push(j);
+          return;
         }
+        continue;
+      }
+      if (stamp[rec] === st) continue;
+      if (s.startsWith(keys[rec]!, j)) {
+        stamp[rec] = st;
+        out.push(rec);
       }
     }
   }
