@@ -5,9 +5,11 @@
 //     ErrLookup patterns) are matched by a chain of indexOf searches (ChainMatcher), exact and
 //     linear. Other patterns become a lazily compiled RegExp (RegexMatcher), run on bounded windows
 //     of long lines. Unsafe patterns are rejected with a reason and never run.
-//  2. Each record gets one key: a substring of a literal every match contains, chosen so its
-//     q-grams are rare across the record set. Keys are indexed in tiers by key length
-//     (engine/prefilter.ts); one strided pass over a line per tier yields the candidate records.
+//  2. Each record gets one key: a substring of a literal every match contains, chosen to be rare
+//     across the record set. Most keys are "anchored" (they start right after a space or '_' in
+//     the literal; indexed by one hash of their first 16 or 8 chars; lines are probed only right
+//     after their spaces and underscores). The rest go to strided q-gram tiers chosen by scan
+//     cost, or to plain indexOf when a tier would not pay (engine/prefilter.ts).
 //  3. Candidates are matched fully; per record the leftmost match over the line's views wins (ties:
 //     a JSON string value over the raw line). Results are ranked.
 // Nothing here times out or skips records: recall is complete by construction (every match
