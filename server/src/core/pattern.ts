@@ -155,7 +155,7 @@ interface Quant {
 }
 type Node =
   | { t: 'char'; c: string; q?: Quant }
-  | { t: 'set'; q?: Quant } // class, \d, ., ...
+  | { t: 'set'; wide?: boolean; q?: Quant } // class, \d, ., ... (wide: `.`, any character but a line end)
   | { t: 'assert' } // ^ $ \b \B
   | { t: 'backref'; q?: Quant }
   | { t: 'group'; capturing: boolean; name?: string; lookaround: boolean; alts: Node[][]; q?: Quant };
@@ -292,7 +292,7 @@ function parseRegex(src: string): Parsed {
       else if (c === '[') node = parseClass();
       else if (c === '.') {
         i++;
-        node = { t: 'set' };
+        node = { t: 'set', wide: true };
       } else if (c === '^' || c === '$') {
         i++;
         alts[alts.length - 1]!.push({ t: 'assert' });
@@ -334,6 +334,49 @@ function findProblemIn(alts: Node[][]): string | undefined {
         if (inner) return inner;
       }
     }
+  return undefined;
+}
+
+// Polynomial backtracking. A regex fails on a line only after trying every way to split the text
+// between its unbounded parts: with two wildcard holes, (.+?) x (.+?) y, that is cubic in the text
+// for every start position, and so is a wildcard right next to another quantifier, (.+?)(\d+).
+// Such patterns are rejected unless they are simple (literals and (.+?) holes only), which the
+// engine matches without a RegExp, in linear time. A trailing wildcard does not count: it always
+// succeeds at once.
+
+type Tok = 'sep' | 'wide' | 'unbounded';
+
+/** The sequence of a pattern as separators (required characters) and unbounded parts. */
+function backtrackTokens(alt: Node[], out: Tok[]): void {
+  for (const n of alt) {
+    if (n.t === 'assert' || n.t === 'backref') continue;
+    if (n.t === 'group') {
+      if (n.lookaround) continue;
+      if (n.q && n.q.max === Infinity) out.push('unbounded');
+      else if (n.alts.length === 1) backtrackTokens(n.alts[0]!, out);
+      else if (containsQuantifier(n.alts)) out.push(n.alts.some((a) => a.some((x) => x.t === 'set' && x.wide && x.q?.max === Infinity)) ? 'wide' : 'unbounded');
+      else if (!n.q || n.q.min > 0) out.push('sep');
+      continue;
+    }
+    if (n.q && n.q.max === Infinity) out.push(n.t === 'set' && n.wide ? 'wide' : 'unbounded');
+    else if (!n.q || n.q.min > 0) out.push('sep');
+  }
+}
+
+function backtrackProblem(parsed: Parsed): string | undefined {
+  for (const alt of parsed.alts) {
+    const toks: Tok[] = [];
+    backtrackTokens(alt, toks);
+    if (toks[toks.length - 1] === 'wide') toks.pop();
+    if (toks.filter((t) => t === 'wide').length > 1)
+      return 'has more than one unbounded wildcard such as (.+?) or .* (besides a trailing one); a line that almost matches makes it backtrack for a very long time. Use only literal text and (.+?) holes (matched without backtracking) or narrower classes such as \\d+ or [^ ]+';
+    for (let k = 0; k + 1 < toks.length; k++) {
+      const a = toks[k]!;
+      const b = toks[k + 1]!;
+      if (a !== 'sep' && b !== 'sep' && (a === 'wide' || b === 'wide'))
+        return 'has an unbounded wildcard such as (.+?) right next to another repeated part, as in (.+?)(\\d+); a line that almost matches makes it backtrack for a very long time. Put literal text between them';
+    }
+  }
   return undefined;
 }
 
@@ -384,7 +427,7 @@ export function patternInfo(pattern: string): PatternInfo | undefined {
   return { groups: parsed.groups, groupNames: parsed.groupNames, literalLength: literalCount(parsed.alts), requiredLiterals };
 }
 
-/** Why a pattern is unsafe (too long, backreference, nested quantifier, < 6 literal chars, does not compile), or undefined. */
+/** Why a pattern is unsafe (too long, backreference, nested quantifier, polynomial backtracking, < 6 literal chars, does not compile), or undefined. */
 export function patternProblem(pattern: string): string | undefined {
   if (pattern.length > MAX_PATTERN_LENGTH) return `pattern is longer than ${MAX_PATTERN_LENGTH} characters (${pattern.length})`;
   try {
@@ -400,6 +443,11 @@ export function patternProblem(pattern: string): string | undefined {
   }
   const problem = findProblemIn(parsed.alts);
   if (problem) return `pattern ${problem}`;
+  const simple = parseSimplePattern(pattern);
+  if (!simple || simple.literals.some((l) => /[\n\r\u2028\u2029]/.test(l))) {
+    const backtrack = backtrackProblem(parsed);
+    if (backtrack) return `pattern ${backtrack}`;
+  }
   const lits = literalCount(parsed.alts);
   if (lits < MIN_LITERAL_CHARS)
     return `pattern has only ${lits} literal character${lits === 1 ? '' : 's'} outside holes (at least ${MIN_LITERAL_CHARS} needed); it would match almost any line`;
