@@ -13,6 +13,7 @@ import * as path from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { main } from '../../server/src/cli/main';
 import { Catalog } from '../../server/src/core/catalog';
+import { MatchEngine } from '../../server/src/core/engine';
 import { parseRecordText } from '../../server/src/core/loader';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -312,6 +313,30 @@ describe('hostile logs', function () {
         assert.ok(ms < 1e-2 * line.length + 2000, `${ms} ms for ${line.length} characters`);
       });
     }
+
+    it('patterns that backtrack polynomially are rejected with a reason and never run', () => {
+      // measured with a plain RegExp on 4000 characters: ~35 s, 8 s, 0.6 s, 0.6 s (~8x or more per doubling)
+      const bad: [string, string][] = [
+        ['a (.+?) x (.+?) y (.+?) z\\d', 'a x y x y x y '],
+        ['(.+?)([a-z]+)\\$', 'abcdefgh'],
+        ['(.+?) failed: (.+?) code (\\d+)', 'x failed: '],
+        ['(\\d+)t-o::(.+?)(.+?)\\s\\(', '1t-o:: ab '],
+      ];
+      const engine = MatchEngine.build(bad.map(([pattern], i) => ({ id: `p${i}`, pattern, captureNames: [], errorCode: null })));
+      assert.deepEqual(
+        engine.rejected.map((r) => r.entry),
+        bad.map((_, i) => i),
+      );
+      for (const r of engine.rejected) assert.match(r.reason, /backtrack/);
+      for (const [, unit] of bad) {
+        const line = unit.repeat(Math.ceil(8000 / unit.length));
+        assert.ok(bestMs(() => engine.matchLine(line), 1) < 1000);
+      }
+      // a simple pattern with the same holes is matched without a RegExp, linearly, and accepted
+      const simple = MatchEngine.build([{ id: 's', pattern: 'a (.+?) x (.+?) y (.+?) zzz', captureNames: [], errorCode: null }]);
+      assert.equal(simple.rejected.length, 0);
+      assert.equal(simple.matchLine('a 1 x 2 y 3 zzz').length, 1);
+    });
 
     it('doubling a hostile line about doubles the time (linear, not quadratic)', () => {
       const unit = 'CUDA error: x at step ';
