@@ -19,9 +19,9 @@ log() { printf '[install-code-server] %s\n' "$*"; }
 # --- Debian packages -------------------------------------------------------------------------
 # kerberos -> libkrb5-dev; native-keymap -> libxkbfile-dev, libx11-dev; libsecret for the
 # credentials module; ripgrep because @vscode/ripgrep downloads its binary from GitHub;
-# chromium drives the workbench.
+# chromium drives the workbench (fonts-dejavu-core: readable screenshots without recommends).
 need=""
-for p in libkrb5-dev libxkbfile-dev libsecret-1-dev libx11-dev pkg-config ripgrep chromium build-essential python3; do
+for p in libkrb5-dev libxkbfile-dev libsecret-1-dev libx11-dev pkg-config ripgrep chromium fonts-dejavu-core build-essential python3; do
   dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"
 done
 if [ -n "$need" ]; then
