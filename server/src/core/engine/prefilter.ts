@@ -154,7 +154,8 @@ export class Tier {
         const h = hashAt(key, off, this.q);
         hashOf[e++] = h;
         counts[(h >>> this.bucketShift) + 1]!++;
-        const b = h >>> this.bitShift;
+        // the anchored 16-gram tier filters on the hash of the first 8 chars (cheaper to compute)
+        const b = (this.anchored && this.q === 16 ? hashAt(key, off, 8) : h) >>> this.bitShift;
         this.bits[b >>> 3]! |= 1 << (b & 7);
       }
     }
@@ -226,10 +227,23 @@ export class Tier {
     const partner = this.partner;
     const pq = partner ? partner.q : q;
     const last = n - Math.min(q, pq);
+    const split = q === 16 && (!partner || pq === 8);
     let p = s.indexOf(delim);
     while (p >= 0 && p < last) {
       const j = p + 1;
       p = s.indexOf(delim, j);
+      if (split) {
+        // hash 8 chars; the 16-gram hash (and its bucket) only when the bitmap lets it through
+        const h8 =
+          Math.imul(s.charCodeAt(j) | (s.charCodeAt(j + 1) << 16), 0x9e3779b1) ^
+          Math.imul(s.charCodeAt(j + 2) | (s.charCodeAt(j + 3) << 16), 0x85ebca6b) ^
+          Math.imul(s.charCodeAt(j + 4) | (s.charCodeAt(j + 5) << 16), 0xc2b2ae35) ^
+          Math.imul(s.charCodeAt(j + 6) | (s.charCodeAt(j + 7) << 16), 0x27d4eb2f);
+        const b = h8 >>> this.bitShift;
+        if (j + 16 <= n && (this.bits[b >>> 3]! & (1 << (b & 7))) !== 0) this.bucketAt(s, j, h8 ^ Math.imul(hashAt(s, j + 8, 8), 0x2545f491), keys, stamp, st, out);
+        if (partner) partner.probeAt(s, j, h8, keys, stamp, st, out);
+        continue;
+      }
       if (j + q <= n) this.probeAt(s, j, hashAt(s, j, q), keys, stamp, st, out);
       if (partner && j + pq <= n) partner.probeAt(s, j, hashAt(s, j, pq), keys, stamp, st, out);
     }
@@ -239,6 +253,10 @@ export class Tier {
   probeAt(s: string, j: number, h: number, keys: string[], stamp: Int32Array | null, st: number, out: number[]): void {
     const b = h >>> this.bitShift;
     if ((this.bits[b >>> 3]! & (1 << (b & 7))) === 0) return;
+    this.bucketAt(s, j, h, keys, stamp, st, out);
+  }
+
+  private bucketAt(s: string, j: number, h: number, keys: string[], stamp: Int32Array | null, st: number, out: number[]): void {
     const starts = this.starts;
     const ent = this.ent;
     const bucket = h >>> this.bucketShift;
