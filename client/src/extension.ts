@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import type { ErrorExplainerApi } from './api';
 import { registerCommands } from './commands';
+import { registerDataset } from './dataset';
 import { Notifier } from './notify';
 import { registerRecordView } from './recordView';
 import { registerSearch } from './search';
@@ -49,6 +50,7 @@ export function activate(context: vscode.ExtensionContext): ErrorExplainerApi {
 
   registerRecordView(context, server);
   registerCommands(s);
+  registerDataset(s);
   registerSearch(s);
   registerSnippets(s);
   const setTerminalStatus = registerStatusBar(s);

@@ -21,6 +21,16 @@ export function run(): Promise<void> {
         await a.ready();
         await poll('server running', () => a.serverRunning());
       });
+      it('reports the ErrLookup dataset as not downloaded before the user opts in', async () => {
+        const st = (await vscode.commands.executeCommand('errorExplainer.datasetStatus')) as {
+          optedIn: boolean;
+          datasetVersion: string | null;
+          loaded: number;
+        };
+        assert.equal(st.optedIn, false);
+        assert.equal(st.datasetVersion, null);
+        assert.equal(st.loaded, 0);
+      });
     });
   });
 }
