@@ -377,7 +377,10 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   );
 
   connection.onNotification(SeenNotification.type, (p) =>
-    runSafeNotification(log, 'seen', () => {
+    runSafeNotification(log, 'seen', async () => {
+      // Matches can arrive before the first record load finishes (a terminal scan right after
+      // start-up): wait for it instead of dropping ids the catalog does not know yet.
+      await ready;
       for (const m of Array.isArray(p?.matches) ? p.matches : []) {
         if (m && typeof m.id === 'string' && loaded.catalog.get(m.id)) seen.note(loaded.catalog.get(m.id)!.id);
       }
