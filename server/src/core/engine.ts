@@ -265,6 +265,8 @@ export class MatchEngine {
       for (const rec of anchored8.takeRecords()) this.direct.push(rec);
     }
     const shareAnchors = anchored16.size > 0 && anchored8.size > 0;
+    anchored16.odd = true;
+    anchored8.odd = shareAnchors;
     for (const t of [anchored16, anchored8, ...tiers]) {
       if (t.size === 0) continue;
       tierStats.push({ m: t.m, records: t.size, stride: t.anchored ? 0 : t.stride });

@@ -52,6 +52,18 @@ export function hashAt(s: string, j: number, q: number): number {
   return Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
 }
 
+/** Hash of the chars at the odd offsets 1, 3, 5, 7 of s at j: the anchored 8-char keys probed
+ * together with the 16-char ones share these charCodeAt reads. */
+export function oddHash8(s: string, j: number): number {
+  return Math.imul(s.charCodeAt(j + 1) | (s.charCodeAt(j + 3) << 16), 0x9e3779b1) ^ Math.imul(s.charCodeAt(j + 5) | (s.charCodeAt(j + 7) << 16), 0x85ebca6b);
+}
+
+/** Hash of the chars at the odd offsets 1..15 of s at j (8 reads spread over 16 chars: far more
+ * selective than 8 contiguous chars, which are often one common word). */
+export function oddHash16(s: string, j: number): number {
+  return oddHash8(s, j) ^ Math.imul(s.charCodeAt(j + 9) | (s.charCodeAt(j + 11) << 16), 0xc2b2ae35) ^ Math.imul(s.charCodeAt(j + 13) | (s.charCodeAt(j + 15) << 16), 0x27d4eb2f);
+}
+
 /** Relative scan cost per line character of searching one key with indexOf (a tier costs 1/stride). */
 export const DIRECT_COST = 0.005;
 
@@ -106,6 +118,8 @@ export class Tier {
   /** Entry e: ent[2e] = q-gram hash, ent[2e+1] = record * 32 + offset in the key (one cache line). */
   private ent!: Int32Array;
   private readonly members: number[] = [];
+  /** Anchored tier hashed on odd offsets (oddHash16 / oddHash8) instead of hashAt. Set before build. */
+  odd = false;
 
   constructor(
     readonly m: number,
@@ -151,11 +165,11 @@ export class Tier {
     for (const rec of this.members) {
       const key = keys[rec]!;
       for (let off = 0; off < per; off++) {
-        const h = hashAt(key, off, this.q);
+        const h = this.odd ? (this.q === 16 ? oddHash16(key, off) : oddHash8(key, off)) : hashAt(key, off, this.q);
         hashOf[e++] = h;
         counts[(h >>> this.bucketShift) + 1]!++;
-        // the anchored 16-gram tier filters on the hash of the first 8 chars (cheaper to compute)
-        const b = (this.anchored && this.q === 16 ? hashAt(key, off, 8) : h) >>> this.bitShift;
+        // the anchored 16-gram tier (not odd) filters on the hash of the first 8 chars (cheaper to compute)
+        const b = (this.anchored && this.q === 16 && !this.odd ? hashAt(key, off, 8) : h) >>> this.bitShift;
         this.bits[b >>> 3]! |= 1 << (b & 7);
       }
     }
@@ -228,10 +242,22 @@ export class Tier {
     const pq = partner ? partner.q : q;
     const last = n - Math.min(q, pq);
     const split = q === 16 && (!partner || pq === 8);
+    const odd = this.odd && (!partner || partner.odd);
     let p = s.indexOf(delim);
     while (p >= 0 && p < last) {
       const j = p + 1;
       p = s.indexOf(delim, j);
+      if (odd) {
+        // 4 reads for the 8-char partner, 4 more for the 16-char keys (one hash for bitmap and bucket)
+        const h8 = Math.imul(s.charCodeAt(j + 1) | (s.charCodeAt(j + 3) << 16), 0x9e3779b1) ^ Math.imul(s.charCodeAt(j + 5) | (s.charCodeAt(j + 7) << 16), 0x85ebca6b);
+        if (j + 16 <= n) {
+          const h = h8 ^ Math.imul(s.charCodeAt(j + 9) | (s.charCodeAt(j + 11) << 16), 0xc2b2ae35) ^ Math.imul(s.charCodeAt(j + 13) | (s.charCodeAt(j + 15) << 16), 0x27d4eb2f);
+          const b = h >>> this.bitShift;
+          if ((this.bits[b >>> 3]! & (1 << (b & 7))) !== 0) this.bucketAt(s, j, h, keys, stamp, st, out);
+        }
+        if (partner) partner.probeAt(s, j, h8, keys, stamp, st, out);
+        continue;
+      }
       if (split) {
         // hash 8 chars; the 16-gram hash (and its bucket) only when the bitmap lets it through
         const h8 =
