@@ -59,16 +59,17 @@ export interface EngineStats {
   indexBytes: number;
 }
 
-const WORD = /[A-Za-z0-9_]/;
+/** [A-Za-z0-9_] for one UTF-16 unit (NaN, i.e. outside the text, is not a word character). */
+function isWordUnit(c: number): boolean {
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f;
+}
 
 /** True when `code` occurs in `text` with no word character directly before or after it. */
 export function hasToken(text: string, code: string): boolean {
   if (!code) return false;
   let i = text.indexOf(code);
   while (i >= 0) {
-    const before = i > 0 ? text[i - 1]! : '';
-    const after = text[i + code.length] ?? '';
-    if (!(before && WORD.test(before)) && !(after && WORD.test(after))) return true;
+    if (!(i > 0 && isWordUnit(text.charCodeAt(i - 1))) && !isWordUnit(text.charCodeAt(i + code.length))) return true;
     i = text.indexOf(code, i + 1);
   }
   return false;

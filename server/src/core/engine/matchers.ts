@@ -17,7 +17,8 @@ const TERMINATOR = /[\n\r\u2028\u2029]/;
 
 /** Positions of line terminators in t, or null when there are none. */
 export function terminators(t: string): number[] | null {
-  if (!TERMINATOR.test(t)) return null;
+  // four native scans are several times faster than the character-class RegExp on log lines
+  if (t.indexOf('\n') < 0 && t.indexOf('\r') < 0 && t.indexOf('\u2028') < 0 && t.indexOf('\u2029') < 0) return null;
   const out: number[] = [];
   for (let i = 0; i < t.length; i++) {
     const c = t.charCodeAt(i);
