@@ -130,6 +130,8 @@ export class MatchEngine {
   private viewStamp = 0;
   private lineStamp = 0;
   private readonly cands: number[] = [];
+  /** Candidates of a line's first view (reused for its value views that lie inside it). */
+  private readonly baseCands: number[] = [];
   private readonly marks: number[] = [];
   /** fromJson[i]: result i of the current line came from a JSON string value (wins ties). */
   private readonly fromJson: boolean[] = [];
@@ -292,7 +294,22 @@ export class MatchEngine {
     const results: LineMatch[] = [];
     const plain = !needsViews(line);
     if (plain) this.matchView(line, undefined, line, results);
-    else for (const v of lineViews(line)) this.matchView(v.text, v, line, results);
+    else {
+      const views = lineViews(line);
+      const baseCands = this.baseCands;
+      baseCands.length = 0;
+      for (let k = 0; k < views.length; k++) {
+        const v = views[k]!;
+        // a value view inside the first view: its candidates are among the first view's
+        // (every key occurrence in it is one in the first view), so it is not scanned again
+        if (k > 0 && v.inBase) {
+          if (baseCands.length > 0) this.matchCandidates(v.text, v, line, results, baseCands);
+          continue;
+        }
+        this.matchView(v.text, v, line, results);
+        if (k === 0) for (const rec of this.cands) baseCands.push(rec);
+      }
+    }
     if (results.length === 0) return results;
     let base: string | undefined;
     for (const r of results) {
@@ -401,6 +418,11 @@ export class MatchEngine {
     cands.length = 0;
     this.collect(text, cands);
     if (cands.length === 0) return;
+    this.matchCandidates(text, view, line, results, cands);
+  }
+
+  /** Match the candidate records on one view and merge into the line's results (leftmost wins). */
+  private matchCandidates(text: string, view: LineView | undefined, line: string, results: LineMatch[], cands: readonly number[]): void {
     const terms = terminators(text);
     const json = view !== undefined && view.kind === 'json';
     for (const rec of cands) {

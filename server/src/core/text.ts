@@ -11,6 +11,9 @@ export interface LineView {
   toOriginal(offset: number, isEnd?: boolean): number;
   /** 'line': the whole line (ANSI stripped, trailing CR removed); 'json': one decoded JSON string value. */
   kind: 'line' | 'json';
+  /** True when `text` is a substring of the first view's text (a JSON string value without escapes):
+   * whatever occurs in it also occurs in the first view. */
+  readonly inBase?: boolean;
 }
 
 const ESC = 0x1b;
@@ -87,6 +90,7 @@ class ShiftView implements LineView {
     private readonly shift: number,
     private readonly base: LineView,
     readonly kind: 'line' | 'json',
+    readonly inBase = false,
   ) {}
   toOriginal(offset: number, isEnd?: boolean): number {
     return this.base.toOriginal(offset + this.shift, isEnd);
@@ -197,7 +201,7 @@ function jsonValueViews(base: LineView, from: number): LineView[] {
     while (k < n && (t.charCodeAt(k) === 0x20 || t.charCodeAt(k) === 0x09)) k++;
     const isKey = t.charCodeAt(k) === 0x3a; /* : */
     if (!isKey && j > q + 1) {
-      if (!escaped) views.push(new ShiftView(t.slice(q + 1, j), q + 1, base, 'json'));
+      if (!escaped) views.push(new ShiftView(t.slice(q + 1, j), q + 1, base, 'json', true));
       else {
         const d = decodeJsonString(t, q + 1, j);
         if (d) views.push(new MappedView(d.text, d.map, base));
