@@ -19,7 +19,10 @@ for (const f of ['dist/extension.js', 'dist/server.js']) {
 const vsce = join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
 // --no-dependencies: everything is bundled by esbuild. --allow-missing-repository /
 // --skip-license: no prompts in CI (the LICENSE file is still included).
-run(process.execPath, [vsce, 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--out', out]);
+// --no-rewrite-relative-links: the README's screenshot ships in the package (.vscodeignore) and
+// stays a relative link, which VS Code resolves inside the installed extension; vsce would
+// otherwise need a public repository URL to rewrite it (and fail without one).
+run(process.execPath, [vsce, 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--no-rewrite-relative-links', '--out', out]);
 const listing = execFileSync(process.execPath, [vsce, 'ls', '--no-dependencies'], { cwd: root, encoding: 'utf8' });
 const kb = (statSync(out).size / 1024).toFixed(1);
 console.log(`\n${out}\nsize: ${kb} KiB\nfiles:\n${listing.trim().replace(/^/gm, '  ')}`);

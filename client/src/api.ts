@@ -13,6 +13,8 @@ export interface PickerState {
   items: string[];
   /** Bumped whenever the items change. */
   generation: number;
+  /** Label of the item the workbench reports active (undefined until the list is rendered). */
+  active: string | undefined;
 }
 
 export interface TerminalScan {

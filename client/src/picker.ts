@@ -9,7 +9,7 @@ export interface PickerTracking extends vscode.Disposable {
 }
 
 export function trackPicker<T extends vscode.QuickPickItem>(s: Services, kind: string, qp: vscode.QuickPick<T>): PickerTracking {
-  const state = { kind, value: qp.value, busy: qp.busy, items: [] as string[], generation: 0 };
+  const state = { kind, value: qp.value, busy: qp.busy, items: [] as string[], generation: 0, active: undefined as string | undefined };
   s.state.picker = state;
   const sync = (): void => {
     state.value = qp.value;
@@ -18,7 +18,9 @@ export function trackPicker<T extends vscode.QuickPickItem>(s: Services, kind: s
     state.generation++;
   };
   sync();
-  const subs = [qp.onDidChangeValue(sync)];
+  // The workbench reports the active item once it has rendered the list (and after every move), so
+  // tests can wait for the real picker instead of racing it.
+  const subs = [qp.onDidChangeValue(sync), qp.onDidChangeActive((items) => (state.active = items[0]?.label))];
   return {
     sync,
     dispose: () => {

@@ -55,7 +55,13 @@ async function acceptInPicker<T>(
     const p = a.picker();
     return p && p.kind === kind && !p.busy && itemsReady(p.items) ? p : undefined;
   });
-  for (let i = 0; i < moveDown; i++) await vscode.commands.executeCommand('workbench.action.quickOpenSelectNext');
+  // Wait until the workbench has rendered these items (it reports the first one active), move, and
+  // wait until the move arrived: the commands act on the rendered list, not on the extension's.
+  await poll('the picker to render its first item', () => a.picker()?.active === state.items[0]);
+  for (let i = 0; i < moveDown; i++) {
+    await vscode.commands.executeCommand('workbench.action.quickOpenSelectNext');
+    await poll(`item ${i + 2} to be active`, () => a.picker()?.active === state.items[i + 1]);
+  }
   await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
   const result = await pending;
   return { result, items: state.items };
