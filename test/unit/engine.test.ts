@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { MatchEngine, type EngineEntry, type LineMatch } from '../../server/src/core/engine';
 import { ChainMatcher } from '../../server/src/core/engine/matchers';
 import { captureNames, derivePattern, parseSimplePattern } from '../../server/src/core/pattern';
+import { rng } from '../bench/gen';
 
 interface SeedRecord {
   id: string;
@@ -38,18 +39,6 @@ function only(matches: LineMatch[], entryIndex: number): LineMatch {
   const m = matches.filter((x) => x.entry === entryIndex);
   assert.equal(m.length, 1, `expected one match of entry ${entryIndex}, got ${m.length}`);
   return m[0]!;
-}
-
-/** Seeded PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 describe('engine: seed records', () => {
