@@ -31,6 +31,8 @@ export interface ErrorExplainerSettings {
     url: string;
     repos: string[];
     refreshHours: number;
+    /** Offer once per workspace to download the dataset / use the repositories of its dependencies. */
+    suggest: boolean;
   };
 }
 
@@ -39,7 +41,7 @@ export const DEFAULT_SETTINGS: ErrorExplainerSettings = {
   logFiles: ['**/*.log', '**/*.log.[0-9]*', '**/*.out', '**/*.err'],
   diagnostics: { enabled: true, minSeverity: 'info', maxPerFile: 1000 },
   terminal: { enabled: true, notifications: true },
-  dataset: { url: 'https://errors.standardbeagle.com', repos: [], refreshHours: 24 },
+  dataset: { url: 'https://errors.standardbeagle.com', repos: [], refreshHours: 24, suggest: true },
 };
 
 /** Sent by the client in initializationOptions. */
@@ -263,6 +265,23 @@ export interface TrustParams {
 export namespace TrustNotification {
   export const method = 'errorExplainer/trust';
   export const type = new NotificationType<TrustParams>(method);
+}
+
+export interface DatasetSuggestionParams {
+  /** 'optIn': nothing is downloaded yet, offer the download; 'useRepos': offer repositories of the
+   * workspace's dependencies that are cached but not selected (errorExplainer.dataset.repos). */
+  kind: 'optIn' | 'useRepos';
+  /** Plain text, e.g. "axios, express and pg have 312 explained errors — use them?". */
+  message: string;
+  /** 'useRepos': the repositories (owner/name) to add; 'optIn': []. */
+  repos: string[];
+}
+/** server -> client: a one-time suggestion (per workspace, remembered across restarts), sent after
+ * the first record load when the workspace is trusted and errorExplainer.dataset.suggest is on.
+ * Sending it fetches nothing; the client acts only when the user accepts. */
+export namespace DatasetSuggestionNotification {
+  export const method = 'errorExplainer/datasetSuggestion';
+  export const type = new NotificationType<DatasetSuggestionParams>(method);
 }
 
 /** server -> client: records were (re)loaded; the client refreshes its status item. */

@@ -20,6 +20,7 @@ import type { DatasetService } from '../core/dataset';
 import {
   CodeActionFormattingOptions,
   DatasetStatusRequest,
+  DatasetSuggestionNotification,
   DatasetSuggestRequest,
   DatasetSyncRequest,
   ExplainTextRequest,
@@ -36,6 +37,7 @@ import {
 } from '../protocol';
 import { codeActions } from './codeActions';
 import { createDatasetService, datasetRecords, datasetStatus, datasetSuggest, datasetSync } from './dataset';
+import { DatasetSuggester } from './datasetSuggestion';
 import type { ServerContext } from './context';
 import * as custom from './customRequests';
 import { definition } from './definition';
@@ -105,6 +107,15 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       return doc.logLike;
     },
   };
+  // One-time dataset suggestion (after the first load; trusted workspaces; errorExplainer.dataset.suggest).
+  const suggester = new DatasetSuggester({
+    dataset: () => dataset,
+    trusted: () => trusted,
+    folders: () => folders,
+    settings: () => settings.get(undefined),
+    send: (p) => void connection.sendNotification(DatasetSuggestionNotification.type, p),
+    log,
+  });
   const pusher = new DiagnosticsPusher(ctx, (uri, diagnostics, version) => {
     void connection.sendDiagnostics({ uri, diagnostics, ...(version !== undefined ? { version } : {}) });
   });
@@ -282,6 +293,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       // the client does not support workspace folder notifications
     }
     reload(true).finally(markReady);
+    void ready.then(() => suggester.offer());
     // After opt-in only: check the dataset now and then hourly (refreshHours decides whether a sync is due).
     const firstCheck = setTimeout(() => void checkDataset(), 10_000);
     const hourly = setInterval(() => void checkDataset(), 60 * 60 * 1000);
@@ -373,6 +385,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       trusted = next;
       await ready;
       await reload(true);
+      void suggester.offer();
     }),
   );
 

@@ -79,6 +79,7 @@ export function normalizeSettings(raw: unknown): ErrorExplainerSettings {
       url: typeof dataset.url === 'string' ? dataset.url : d.dataset.url,
       repos: strings(dataset.repos) ?? [...d.dataset.repos],
       refreshHours: typeof dataset.refreshHours === 'number' ? dataset.refreshHours : d.dataset.refreshHours,
+      suggest: bool(dataset.suggest, d.dataset.suggest),
     },
   };
 }
