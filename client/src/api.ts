@@ -2,6 +2,7 @@
 // tests (and for other extensions that want to know whether the server runs). Nothing in it can
 // change the client's behaviour.
 import type { MatchDto, SeenParams, StatusResult } from '../../server/src/protocol';
+import type { SuggestionShown } from './dataset';
 import type { ShownMessage } from './notify';
 
 export interface PickerState {
@@ -43,4 +44,6 @@ export interface ErrorExplainerApi {
   terminalLinks(line: string): Promise<{ startIndex: number; length: number; tooltip: string | undefined }[]>;
   /** Messages shown to the user (notifications), oldest first. */
   messages(): readonly ShownMessage[];
+  /** The server's one-time dataset suggestion as shown (at most one per session) and the user's answer. */
+  datasetSuggestions(): readonly SuggestionShown[];
 }

@@ -1,16 +1,20 @@
 // ErrLookup dataset commands: opt in and sync, status, and repositories suggested from the
-// workspace's dependencies. The logic (download, verification, cache, suggestions) is the
-// server's (server/src/core/dataset); this file only asks and shows.
+// workspace's dependencies; and the server's one-time suggestion (DatasetSuggestionNotification)
+// shown as a message whose buttons run the same functions. The logic (download, verification,
+// cache, suggestions) is the server's (server/src/core/dataset); this file only asks and shows.
 import * as vscode from 'vscode';
 import {
   DatasetStatusDto,
   DatasetStatusRequest,
+  DatasetSuggestionNotification,
+  DatasetSuggestionParams,
   DatasetSuggestRequest,
   DatasetSuggestResult,
   DatasetSyncParams,
   DatasetSyncRequest,
   DatasetSyncResult,
 } from '../../server/src/protocol';
+import { mergeRepos, suggestionAction, suggestionButtons, SuggestionAction } from './datasetPrompt';
 import type { Services } from './services';
 
 export const DatasetCommands = {
@@ -19,14 +23,25 @@ export const DatasetCommands = {
   suggest: 'errorExplainer.datasetSuggest',
 } as const;
 
-async function sync(s: Services): Promise<DatasetSyncResult | undefined> {
-  const url = vscode.workspace.getConfiguration('errorExplainer').get<string>('dataset.url');
-  const ok = await vscode.window.showInformationMessage(
-    `Download the ErrLookup error index from ${url}? It is cached for offline use and refreshed at most every errorExplainer.dataset.refreshHours hours.`,
-    { modal: true },
-    'Download',
-  );
-  if (ok !== 'Download') return undefined;
+/** A one-time suggestion the server sent, and the button the user picked (read by the e2e tests). */
+export interface SuggestionShown {
+  params: DatasetSuggestionParams;
+  /** 'pending' while the message is open; undefined when it was closed without a button. */
+  answer: string | undefined | 'pending';
+  action: SuggestionAction | 'pending';
+}
+
+/** Opt in and sync; `confirmed`: the user already agreed (accepted the suggestion), no second question. */
+async function sync(s: Services, confirmed = false): Promise<DatasetSyncResult | undefined> {
+  if (!confirmed) {
+    const url = vscode.workspace.getConfiguration('errorExplainer').get<string>('dataset.url');
+    const ok = await vscode.window.showInformationMessage(
+      `Download the ErrLookup error index from ${url}? It is cached for offline use and refreshed at most every errorExplainer.dataset.refreshHours hours.`,
+      { modal: true },
+      'Download',
+    );
+    if (ok !== 'Download') return undefined;
+  }
   const result = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: 'Error Explainer: downloading the ErrLookup index…' },
     () => s.server.request<DatasetSyncParams, DatasetSyncResult>(DatasetSyncRequest.type, { force: true }),
@@ -80,17 +95,53 @@ async function suggest(s: Services, afterSync = false): Promise<string[] | undef
     ignoreFocusOut: true,
   });
   if (!picked || !picked.length) return undefined;
+  return useRepos(s, picked.map((p) => p.repo));
+}
+
+/** Adds repositories to errorExplainer.dataset.repos: for this workspace when a folder is open
+ * (the suggestions come from its dependencies), else for the user. The server reloads on the change. */
+async function useRepos(s: Services, add: readonly string[]): Promise<string[]> {
   const config = vscode.workspace.getConfiguration('errorExplainer');
-  const current = config.get<string[]>('dataset.repos') ?? [];
-  const repos = [...new Set([...current, ...picked.map((p) => p.repo)])].sort();
-  await config.update('dataset.repos', repos, vscode.ConfigurationTarget.Global);
+  const repos = mergeRepos(config.get<string[]>('dataset.repos') ?? [], add);
+  const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+  await config.update('dataset.repos', repos, target);
+  s.output.info(`errorExplainer.dataset.repos (${target === vscode.ConfigurationTarget.Workspace ? 'workspace' : 'user'}): ${repos.join(', ')}`);
   return repos;
 }
 
-export function registerDataset(s: Services): void {
+/** The server's one-time suggestion: a message with buttons; accepting runs the commands' logic. */
+async function offerSuggestion(s: Services, params: DatasetSuggestionParams, shown: SuggestionShown[]): Promise<void> {
+  // Once per session (a restarted server with read-only storage could offer it again).
+  if (shown.length) return;
+  const entry: SuggestionShown = { params, answer: 'pending', action: 'pending' };
+  shown.push(entry);
+  const picked = await s.notifier.once('dataset-suggestion', 'info', `Error Explainer: ${params.message}`, suggestionButtons(params));
+  entry.answer = picked;
+  entry.action = suggestionAction(params, picked);
+  switch (entry.action) {
+    case 'download':
+      await sync(s, true);
+      return;
+    case 'useRepos':
+      await useRepos(s, params.repos);
+      return;
+    case 'choose':
+      await suggest(s);
+      return;
+    case 'none':
+      return; // the server remembers that it offered
+  }
+}
+
+export function registerDataset(s: Services): { suggestions(): readonly SuggestionShown[] } {
+  const shown: SuggestionShown[] = [];
   s.context.subscriptions.push(
     vscode.commands.registerCommand(DatasetCommands.sync, () => sync(s)),
     vscode.commands.registerCommand(DatasetCommands.status, () => status(s)),
     vscode.commands.registerCommand(DatasetCommands.suggest, () => suggest(s)),
   );
+  s.server.onNotification(DatasetSuggestionNotification.type, (params) => {
+    offerSuggestion(s, params, shown).catch((e: unknown) => s.output.error(`dataset suggestion: ${e instanceof Error ? e.message : String(e)}`));
+  });
+  return { suggestions: () => shown.map((x) => ({ ...x, params: { ...x.params, repos: [...x.params.repos] } })) };
 }

@@ -50,7 +50,7 @@ export function activate(context: vscode.ExtensionContext): ErrorExplainerApi {
 
   registerRecordView(context, server);
   registerCommands(s);
-  registerDataset(s);
+  const dataset = registerDataset(s);
   registerSearch(s);
   registerSnippets(s);
   const setTerminalStatus = registerStatusBar(s);
@@ -81,6 +81,7 @@ export function activate(context: vscode.ExtensionContext): ErrorExplainerApi {
       return found.map((l) => ({ startIndex: l.startIndex, length: l.length, tooltip: l.tooltip }));
     },
     messages: () => notifier.shown.slice(),
+    datasetSuggestions: () => dataset.suggestions(),
   };
 }
 

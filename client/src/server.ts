@@ -8,6 +8,7 @@ import {
   ErrorAction,
   LanguageClient,
   LanguageClientOptions,
+  NotificationType,
   ServerOptions,
   State,
   TransportKind,
@@ -32,6 +33,7 @@ export class ServerHandle implements vscode.Disposable {
   private readonly statusEmitter = new vscode.EventEmitter<StatusResult>();
   private readonly runningEmitter = new vscode.EventEmitter<void>();
   private readonly disposables: vscode.Disposable[] = [];
+  private readonly handlers: ((client: LanguageClient) => vscode.Disposable)[] = [];
   /** Times the server was (re)started after a crash; exposed to tests. */
   restarts = 0;
   /** True once the client gave up restarting. */
@@ -89,6 +91,14 @@ export class ServerHandle implements vscode.Disposable {
   /** Seen notifications sent so far (kept to rebuild the server's state after a restart). */
   seenReported(): readonly SeenParams[] {
     return this.seen.slice();
+  }
+
+  /** A server -> client notification handler: registered on the client before it starts (nothing
+   * sent early is lost) and kept across restarts. */
+  onNotification<P>(type: NotificationType<P>, handler: (params: P) => void): void {
+    const register = (client: LanguageClient): vscode.Disposable => client.onNotification(type, handler);
+    this.handlers.push(register);
+    if (this.client) this.disposables.push(register(this.client));
   }
 
   async notify<P>(method: string, params: P): Promise<void> {
@@ -158,6 +168,7 @@ export class ServerHandle implements vscode.Disposable {
         if (e.newState === State.Running) void this.afterRunning(client);
       }),
     );
+    for (const register of this.handlers) this.disposables.push(register(client));
     await client.start();
     return client;
   }
