@@ -35,7 +35,13 @@ export class DatasetSuggester {
    */
   offer(): Promise<SuggestionOutcome> {
     if (!this.running) {
-      this.running = this.run().finally(() => (this.running = undefined));
+      this.running = this.run()
+        .then((o) => {
+          // One line per decision (not for repeated calls): says why no suggestion came.
+          if ('skipped' in o && o.skipped !== 'already asked') this.deps.log.info(`dataset suggestion: none (${o.skipped})`);
+          return o;
+        })
+        .finally(() => (this.running = undefined));
     }
     return this.running;
   }
