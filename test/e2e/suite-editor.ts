@@ -67,14 +67,44 @@ async function acceptInPicker<T>(
   return { result, items: state.items };
 }
 
+/** package.json written before the server starts: the one-time dataset suggestion (optIn) comes. */
+const SHOP_PACKAGE_JSON = JSON.stringify({ name: 'shop', private: true, dependencies: { axios: '^1.6.0', express: '^4.18.0', pg: '^8.11.0' } }, null, 2);
+
 export function run(): Promise<void> {
   return runMocha('editor', () => {
+    let serverRanBeforePackageJson = false;
     before(async () => {
       const a = await api();
+      serverRanBeforePackageJson = a.serverRunning();
+      fs.writeFileSync(fixtureUri('package.json').fsPath, SHOP_PACKAGE_JSON);
       await a.ready();
       await poll('records loaded', () => (a.lastStatus()?.records ?? 0) >= 4);
     });
     afterEach(revertAll);
+
+    describe('dataset suggestion', () => {
+      it('shows the one-time suggestion for the workspace dependencies; closing it downloads nothing', async () => {
+        assert.equal(serverRanBeforePackageJson, false, 'the server started before the test wrote package.json');
+        const a = await api();
+        const [shown] = await poll('the dataset suggestion', () => (a.datasetSuggestions().length ? a.datasetSuggestions() : undefined));
+        assert.equal(shown!.params.kind, 'optIn');
+        assert.match(shown!.params.message, /^Your workspace uses axios, express, pg\. Download ErrLookup's explanations/);
+        assert.equal(shown!.answer, 'pending');
+        const msg = a.messages().find((m) => m.key === 'dataset-suggestion');
+        assert.ok(msg, 'the message went through the notifier');
+        assert.equal(msg.text, `Error Explainer: ${shown!.params.message}`);
+        assert.equal(msg.level, 'info');
+        await vscode.commands.executeCommand('notifications.clearAll');
+        const closed = await poll('the message closed', () => (a.datasetSuggestions()[0]?.answer !== 'pending' ? a.datasetSuggestions()[0] : undefined));
+        assert.equal(closed.answer, undefined);
+        assert.equal(closed.action, 'none');
+        assert.equal(a.datasetSuggestions().length, 1);
+        const st = (await vscode.commands.executeCommand('errorExplainer.datasetStatus')) as { optedIn: boolean; datasetVersion: string | null };
+        assert.equal(st.optedIn, false, 'closing the suggestion does not opt in');
+        assert.equal(st.datasetVersion, null);
+        await vscode.commands.executeCommand('notifications.clearAll');
+      });
+    });
 
     describe('hover', () => {
       it('explains a matched log line with its captures', async () => {
