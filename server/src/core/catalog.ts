@@ -1,5 +1,8 @@
 // Catalog = records + match engine + search: the one object the server and the CLI use.
 // The engine is built once, on first use (so a CLI `validate` or a lookup by id never pays for it).
+// CompositeCatalog = the user's Catalog (bundled, user and workspace records: ready at once) plus
+// records that arrive later and live elsewhere (the ErrLookup dataset, built in the background);
+// features see one RecordCatalog either way.
 import type { ErrorRecord } from './record';
 import { type EngineEntry, type LineMatch, MatchEngine } from './engine';
 import { captureNames } from './pattern';
@@ -20,7 +23,36 @@ export function splitLines(text: string): string[] {
 /** How many lines of a query `search` runs through the patterns. */
 const SEARCH_PATTERN_LINES = 50;
 
-export class Catalog {
+/** What features use: a Catalog, or a CompositeCatalog. */
+export interface RecordCatalog {
+  get(idOrSlugOrCode: string): ErrorRecord | undefined;
+  /** Every record matching the line, ranked (one match per record). */
+  matchLine(line: string): RecordMatch[];
+  explainText(text: string): { line: number; matches: RecordMatch[] }[];
+  search(query: string, limit?: number): SearchHit[];
+}
+
+/** Records next to the user's (the dataset): matched and looked up on their own, possibly growing. */
+export interface ExtraCatalog {
+  /** Ranked like Catalog.matchLine (see rankMatch). */
+  matchLine(line: string): RecordMatch[];
+  get(idOrSlugOrCode: string): ErrorRecord | undefined;
+  search(query: string, limit: number): SearchHit[];
+}
+
+/** Catalog's ranking of two matches of one line: errorCode in the line, more literal characters, longer span, then id. */
+export function rankMatch(a: RecordMatch, b: RecordMatch): number {
+  const x = a.match;
+  const y = b.match;
+  if (x.codeInLine !== y.codeInLine) return x.codeInLine ? -1 : 1;
+  if (x.literalLength !== y.literalLength) return y.literalLength - x.literalLength;
+  const lx = x.end - x.start;
+  const ly = y.end - y.start;
+  if (lx !== ly) return ly - lx;
+  return a.record.id < b.record.id ? -1 : a.record.id > b.record.id ? 1 : 0;
+}
+
+export class Catalog implements RecordCatalog {
   readonly records: readonly ErrorRecord[];
   private engineCache: MatchEngine | undefined;
   private readonly index: SearchIndex;
@@ -58,6 +90,11 @@ export class Catalog {
     return this.byKey.get(idOrSlugOrCode) ?? this.byKey.get(idOrSlugOrCode.trim());
   }
 
+  /** Is there a record with exactly this id? */
+  hasId(id: string): boolean {
+    return this.byKey.get(id)?.id === id;
+  }
+
   /** Every record matching the line, ranked (one match per record). */
   matchLine(line: string): RecordMatch[] {
     const engine = this.engine;
@@ -93,6 +130,58 @@ export class Catalog {
       }
     }
     return order;
+  }
+}
+
+/**
+ * The user's Catalog plus an ExtraCatalog (the dataset). The user's records win: an extra record
+ * whose id the user's catalog has is never matched, found or returned. Matches of both are merged
+ * by Catalog's ranking; search hits by score (exact code/id/slug, then pattern, then fuzzy).
+ */
+export class CompositeCatalog implements RecordCatalog {
+  constructor(
+    readonly user: Catalog,
+    readonly extra: ExtraCatalog | undefined,
+  ) {}
+
+  get(idOrSlugOrCode: string): ErrorRecord | undefined {
+    const u = this.user.get(idOrSlugOrCode);
+    if (u || !this.extra) return u;
+    const x = this.extra.get(idOrSlugOrCode);
+    return x && !this.user.hasId(x.id) ? x : undefined;
+  }
+
+  matchLine(line: string): RecordMatch[] {
+    const u = this.user.matchLine(line);
+    if (!this.extra) return u;
+    const x = this.extra.matchLine(line).filter((m) => !this.user.hasId(m.record.id));
+    if (x.length === 0) return u;
+    if (u.length === 0) return x;
+    return [...u, ...x].sort(rankMatch);
+  }
+
+  explainText(text: string): { line: number; matches: RecordMatch[] }[] {
+    const out: { line: number; matches: RecordMatch[] }[] = [];
+    splitLines(text).forEach((l, i) => {
+      const matches = this.matchLine(l);
+      if (matches.length) out.push({ line: i, matches });
+    });
+    return out;
+  }
+
+  search(query: string, limit = 20): SearchHit[] {
+    const u = this.user.search(query, limit);
+    if (!this.extra || limit <= 0) return u;
+    const x = this.extra.search(query, limit).filter((h) => !this.user.hasId(h.record.id));
+    if (x.length === 0) return u;
+    const seen = new Set<string>();
+    // stable: on equal scores the user's hits come first
+    return [...u, ...x]
+      .map((h, i) => ({ h, i }))
+      .sort((a, b) => b.h.score - a.h.score || a.i - b.i)
+      .map((e) => e.h)
+      .filter((h) => !seen.has(h.record.id) && (seen.add(h.record.id), true))
+      .slice(0, limit);
   }
 }
 

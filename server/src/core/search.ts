@@ -17,6 +17,8 @@ export interface SearchHit {
 export type PatternMatcher = (text: string) => number[];
 
 const SCORE = { code: 1000, id: 990, slug: 980, pattern: 500, fuzzy: 100 } as const;
+/** Base score of each kind of hit (pattern hits get SCORE.pattern - rank / (n + 1), fuzzy ones share * SCORE.fuzzy). */
+export const SEARCH_SCORE = SCORE;
 /** Prefix matches of the last token count for this much of an exact token match. */
 const PREFIX_FACTOR = 0.8;
 /** Most vocabulary tokens one prefix expands to (keeps as-you-type queries cheap). */

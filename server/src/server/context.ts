@@ -1,7 +1,7 @@
 // What every feature module gets: the shared state of one server instance. Feature modules take
 // a ServerContext and plain LSP params and return plain results; only server.ts touches the
 // connection.
-import type { Catalog } from '../core/catalog';
+import type { RecordCatalog } from '../core/catalog';
 import type { ErrorExplainerSettings } from '../protocol';
 import type { DocumentStore, TrackedDocument } from './documents';
 import type { RaiseSiteResolver } from './raiseSite';
@@ -14,8 +14,8 @@ export interface ServerContext {
   readonly documents: DocumentStore;
   readonly seen: SeenRecords;
   readonly raiseSites: RaiseSiteResolver;
-  /** The current catalog (replaced on reload). */
-  catalog(): Catalog;
+  /** The current catalog (replaced on reload): the user's records, plus the dataset's when selected. */
+  catalog(): RecordCatalog;
   /** Records by errorClass and by the file they are raised in (for the current catalog). */
   index(): RecordIndex;
   /** Bumped on every record reload and configuration change (part of diagnostic result ids). */

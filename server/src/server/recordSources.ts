@@ -5,7 +5,7 @@
 // yields problems, and the caller keeps serving the catalog it has.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Catalog } from '../core/catalog';
+import { Catalog, CompositeCatalog, type ExtraCatalog, type RecordCatalog } from '../core/catalog';
 import { loadRecordsFromPath, LoadResult, mergeRecordSets } from '../core/loader';
 import type { ErrorRecord, RecordOrigin, RecordProblem } from '../core/record';
 import type { SourceStatus, StatusResult } from '../protocol';
@@ -32,7 +32,8 @@ export interface SourceInput {
 }
 
 export interface LoadedRecords {
-  catalog: Catalog;
+  /** The user's records plus the dataset's (CompositeCatalog) when one is selected. */
+  catalog: RecordCatalog;
   index: RecordIndex;
   problems: RecordProblem[];
   status: StatusResult;
@@ -74,7 +75,21 @@ export interface ExtraSource {
   load: () => Promise<ErrorRecord[]>;
 }
 
-export async function loadSources(specs: SourceSpec[], trusted: boolean, log: Logger, extra: ExtraSource[] = []): Promise<LoadedRecords> {
+/** A catalog that matches next to the user's records (the ErrLookup dataset, built in the background). */
+export interface DatasetSource {
+  catalog: ExtraCatalog;
+  path: string;
+  /** Rows selected. */
+  records: number;
+}
+
+export async function loadSources(
+  specs: SourceSpec[],
+  trusted: boolean,
+  log: Logger,
+  extra: ExtraSource[] = [],
+  dataset?: DatasetSource,
+): Promise<LoadedRecords> {
   const t0 = performance.now();
   const sets: { origin: RecordOrigin; result: LoadResult }[] = [];
   const sources: SourceStatus[] = [];
@@ -111,10 +126,13 @@ export async function loadSources(specs: SourceSpec[], trusted: boolean, log: Lo
   if (!extraDone) await addExtra();
   const merged = mergeRecordSets(sets);
   const t1 = performance.now();
-  const catalog = new Catalog(merged.records);
-  void catalog.engine; // build the match index now, not on the first hover
+  const user = new Catalog(merged.records);
+  void user.engine; // build the match index now, not on the first hover
   const index = new RecordIndex(merged.records);
   const t2 = performance.now();
+  // the user's records win on ids both have; the dataset's rows match once its shards are built
+  const catalog: RecordCatalog = dataset ? new CompositeCatalog(user, dataset.catalog) : user;
+  if (dataset) sources.push({ origin: 'dataset', path: dataset.path, records: dataset.records });
   const problems = dedupeProblems([...sets.flatMap((s) => s.result.problems), ...merged.problems]);
   return {
     catalog,
@@ -122,7 +140,7 @@ export async function loadSources(specs: SourceSpec[], trusted: boolean, log: Lo
     problems,
     specs,
     status: {
-      records: merged.records.length,
+      records: merged.records.length + (dataset?.records ?? 0),
       sources,
       problems: problems.length,
       workspaceTrusted: trusted,

@@ -36,7 +36,7 @@ import {
   TrustNotification,
 } from '../protocol';
 import { codeActions } from './codeActions';
-import { createDatasetService, datasetRecords, datasetStatus, datasetSuggest, datasetSync } from './dataset';
+import { createDatasetService, DatasetCatalogs, datasetStatus, datasetSuggest, datasetSync } from './dataset';
 import { DatasetSuggester } from './datasetSuggestion';
 import type { ServerContext } from './context';
 import * as custom from './customRequests';
@@ -49,7 +49,7 @@ import { documentLinks } from './links';
 import { isLogLike } from './logKind';
 import { RaiseSiteResolver } from './raiseSite';
 import { RecordIndex } from './recordIndex';
-import { affectsSources, ExtraSource, LoadedRecords, loadSources, SourceSpec, sourceSpecs, WORKSPACE_RECORDS_DIR } from './recordSources';
+import { affectsSources, LoadedRecords, loadSources, SourceSpec, sourceSpecs, WORKSPACE_RECORDS_DIR } from './recordSources';
 import { errorText, Logger, runSafe, runSafeNotification } from './runSafe';
 import { SeenRecords } from './seen';
 import { SECTION, SettingsStore } from './settings';
@@ -120,6 +120,15 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     void connection.sendDiagnostics({ uri, diagnostics, ...(version !== undefined ? { version } : {}) });
   });
 
+  // The dataset's rows build in the background (user records answer at once); when all match,
+  // open documents are matched again.
+  const datasetCatalogs = new DatasetCatalogs(log, () => {
+    epoch++;
+    for (const d of documents.all()) d.clearMatches();
+    void connection.sendNotification(StatusNotification.type, loaded.status);
+    refreshDiagnostics();
+  });
+
   // ------------------------------------------------------------------------------------------
   // Records: first load after `initialized`; every handler waits for it.
   let markReady: () => void = () => undefined;
@@ -165,9 +174,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     const global = await settings.get(undefined);
     const key = JSON.stringify({ specs, trusted, dataset: global.dataset });
     if (force || key !== loadedKey) {
-      const ds = dataset;
-      const extra: ExtraSource[] = ds ? [{ origin: 'dataset', path: ds.cacheDir, load: () => datasetRecords(ds, global) }] : [];
-      loaded = await loadSources(specs, trusted, log, extra);
+      loaded = await loadSources(specs, trusted, log, [], datasetCatalogs.update(dataset, global));
       loadedKey = key;
       log.info(
         `Error Explainer: ${loaded.status.records} records from ${loaded.status.sources.length} sources, ` +
@@ -315,6 +322,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
 
   connection.onShutdown(() => {
     watcherRegistration?.dispose();
+    datasetCatalogs.dispose();
     for (const t of timers) clearTimeout(t);
   });
 

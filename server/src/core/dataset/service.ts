@@ -5,7 +5,8 @@
 // Server wiring (server/src/server, owned by the server):
 //   const ds = new DatasetService(path.join(storagePath, 'dataset'));
 //   on settings:  ds.configure(settings.dataset)        (url, repos, refreshHours)
-//   on (re)load:  records = await ds.records()           -> merge as origin 'dataset' after bundled
+//   on (re)load:  catalog = ds.openCatalog() when ds.catalogKey() changed; catalog.build() in the
+//                 background; CompositeCatalog(userCatalog, catalog) is what features use
 //   hourly timer: if ((await ds.syncIfDue())?.status === 'updated') reload
 //   requests:     status(loaded) / sync(force) then reload / suggest(folders)
 //   record view:  await ds.complete(record)              full record of a lite one (lazy, cached)
@@ -13,8 +14,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ErrorRecord } from '../record';
+import { DatasetCatalog, type DatasetCatalogOptions } from './datasetCatalog';
 import { readJsonFile, writeFileAtomic } from './fsutil';
 import { isLiteRecord } from './lite';
+import { readHead } from './prepared';
 import { parseSelection } from './select';
 import { DatasetStore, type DatasetFailure, type SyncResult } from './store';
 import { type Dependency, type RepoSuggestion, scanWorkspaceDependencies, suggestionMessage, suggestRepositories } from './workspace';
@@ -73,6 +76,23 @@ export class DatasetService {
   async records(opts: { yieldEvery?: number } = {}): Promise<ErrorRecord[]> {
     if (!this.s.optedIn || this.settings.repos.length === 0) return [];
     return this.s.loadRecords(this.settings.repos, opts);
+  }
+
+  /**
+   * The selected rows as a catalog that builds in the background (call build()): compact rows,
+   * records made only when shown. undefined before opt-in, with no selection, or nothing cached.
+   */
+  openCatalog(opts: Omit<DatasetCatalogOptions, 'select'> = {}): DatasetCatalog | undefined {
+    if (!this.s.optedIn || this.settings.repos.length === 0) return undefined;
+    const dir = this.s.liveDir();
+    const head = dir ? readHead(dir) : undefined;
+    if (!dir || !head) return undefined;
+    return new DatasetCatalog(dir, head, { ...opts, select: parseSelection(this.settings.repos).has });
+  }
+
+  /** Changes exactly when openCatalog() would give other rows (opt-in, selection, live version). */
+  catalogKey(): string {
+    return JSON.stringify([this.s.optedIn, parseSelection(this.settings.repos).entries, this.s.liveDir() ?? null]);
   }
 
   /** The automatic poll: only after opt-in, only when refreshHours passed. */

@@ -1,0 +1,287 @@
+// The selected rows of the dataset as a catalog that builds in the background: rows are read
+// block by block from the prepared form (index.rows) into compact columns (rows.ts), and every
+// `shardRows` rows become one MatchEngine shard, each built in its own event-loop turn. Matching
+// uses the shards built so far, so a line of a row whose shard is ready matches while the rest
+// still builds; `ready` resolves when every selected row is matchable (full recall: no row is
+// dropped). The shard size adapts to keep each synchronous build near `targetShardMs`.
+//
+// Records are made only when shown (a match, a lookup, a search hit): see DatasetRows.record().
+// Engine entries are tiny objects whose id/pattern/captureNames/errorCode are read from the
+// columns (patterns come from the block being built; afterwards from the rows file on demand).
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { type ExtraCatalog, rankMatch, splitLines } from '../catalog';
+import { type EngineEntry, type LineMatch, MatchEngine } from '../engine';
+import type { ErrorRecord } from '../record';
+import { SEARCH_SCORE, type SearchHit } from '../search';
+import type { LiteRecord } from './lite';
+import { type BlockRef, type PreparedHead, ROWS_FILE } from './prepared';
+import { DatasetRows, type PackedRow, rowRanges } from './rows';
+
+export interface DatasetCatalogOptions {
+  /** Which repositories (default: all in the head). */
+  select?: (repo: string) => boolean;
+  /** First shard size in rows (default 4000: it also warms up the engine code); later ones adapt to targetShardMs. */
+  shardRows?: number;
+  /** Aim for synchronous shard builds of about this long (default 120 ms). Fewer, larger shards
+   * match faster (each shard scans the line once), smaller ones stall the event loop less. */
+  targetShardMs?: number;
+  minShardRows?: number;
+  maxShardRows?: number;
+  /** Read and parse blocks for at most this long per event-loop turn (default 25 ms). */
+  sliceMs?: number;
+  /** After each shard: rows matchable so far, rows selected. */
+  onProgress?: (readyRows: number, totalRows: number) => void;
+}
+
+export interface DatasetMatch {
+  row: number;
+  record: LiteRecord;
+  match: LineMatch;
+}
+
+export interface DatasetBuildStats {
+  /** Wall time from build() to ready (ms). */
+  ms: number;
+  shards: number;
+  /** Longest synchronous shard build (ms). */
+  maxShardMs: number;
+  /** Longest synchronous read/parse slice (ms). */
+  maxSliceMs: number;
+  rejected: number;
+  /** Rows per shard and its build time (ms), in build order. */
+  shardLog: [rows: number, ms: number][];
+}
+
+class RowEntry implements EngineEntry {
+  constructor(
+    private readonly rows: DatasetRows,
+    private readonly row: number,
+  ) {}
+  get id(): string {
+    return this.rows.id(this.row);
+  }
+  get pattern(): string {
+    return this.rows.pattern(this.row);
+  }
+  get captureNames(): string[] {
+    return this.rows.captureNames(this.row);
+  }
+  get errorCode(): string | null {
+    return this.rows.errorCode(this.row);
+  }
+}
+
+interface Shard {
+  start: number;
+  engine: MatchEngine;
+}
+
+const yieldNow = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+export class DatasetCatalog implements ExtraCatalog {
+  readonly total: number;
+  readonly rows: DatasetRows;
+  private readonly shards: Shard[] = [];
+  private readyRowsCount = 0;
+  private building: Promise<boolean> | undefined;
+  private cancelled = false;
+  private readonly opts: DatasetCatalogOptions;
+  private readonly jobs: { repo: string; ref: BlockRef }[];
+  stats: DatasetBuildStats = { ms: 0, shards: 0, maxShardMs: 0, maxSliceMs: 0, rejected: 0, shardLog: [] };
+  /** Rows whose pattern the engine refused (unsafe): never matched, like in Catalog. */
+  readonly rejected: { row: number; reason: string }[] = [];
+
+  /** Opens the rows file of a prepared version folder; nothing is read until build(). */
+  constructor(
+    readonly dir: string,
+    head: PreparedHead,
+    opts: DatasetCatalogOptions = {},
+  ) {
+    this.opts = opts;
+    const select = opts.select ?? (() => true);
+    const jobs: { repo: string; ref: BlockRef }[] = [];
+    let total = 0;
+    for (const [repo, refs] of Object.entries(head.repos)) {
+      if (!select(repo)) continue;
+      for (const ref of refs) {
+        jobs.push({ repo, ref });
+        total += ref[2];
+      }
+    }
+    jobs.sort((a, b) => a.ref[0] - b.ref[0]); // file order: sequential reads
+    this.jobs = jobs;
+    this.total = total;
+    this.rows = new DatasetRows(path.join(dir, ROWS_FILE), total);
+  }
+
+  /** Rows that match now (their shard is built). */
+  get readyRows(): number {
+    return this.readyRowsCount;
+  }
+  /** Every selected row matches (build() finished). */
+  get isReady(): boolean {
+    return this.finished;
+  }
+  private finished = false;
+
+  /**
+   * Read the rows and build the shards in the background (idempotent). Resolves true when every
+   * row matches, false when cancelled (dispose) first. Never throws: a failing read ends the
+   * build with the rows read so far.
+   */
+  build(): Promise<boolean> {
+    this.building ??= this.run();
+    return this.building;
+  }
+
+  /** Stop building (at the next turn) and release the rows file. Matching keeps the built shards until dropped. */
+  dispose(): void {
+    this.cancelled = true;
+    this.rows.close();
+  }
+
+  private async run(): Promise<boolean> {
+    const t0 = performance.now();
+    const sliceMs = this.opts.sliceMs ?? 25;
+    const target = this.opts.targetShardMs ?? 120;
+    const minRows = this.opts.minShardRows ?? 2000;
+    const maxRows = this.opts.maxShardRows ?? 60000;
+    let shardRows = this.opts.shardRows ?? 4000;
+    let patterns: string[] = [];
+    let shardStart = 0;
+    let fd: number | undefined;
+    let buf = Buffer.alloc(1 << 20);
+    const ranges: number[] = [];
+    const buildShard = async (): Promise<void> => {
+      if (patterns.length === 0) return;
+      await yieldNow();
+      if (this.cancelled) return;
+      const entries: EngineEntry[] = new Array<EngineEntry>(patterns.length);
+      for (let k = 0; k < patterns.length; k++) entries[k] = new RowEntry(this.rows, shardStart + k);
+      this.rows.setPending(shardStart, patterns);
+      const t = performance.now();
+      const engine = MatchEngine.build(entries);
+      const ms = performance.now() - t;
+      this.rows.setPending(0, undefined);
+      for (const r of engine.rejected) this.rejected.push({ row: shardStart + r.entry, reason: r.reason });
+      this.shards.push({ start: shardStart, engine });
+      this.readyRowsCount = shardStart + patterns.length;
+      this.stats.maxShardMs = Math.max(this.stats.maxShardMs, ms);
+      this.stats.shards++;
+      this.stats.shardLog.push([patterns.length, Math.round(ms)]);
+      // next shard: aim at the target time (build time is about linear in rows)
+      const scaled = Math.round((patterns.length * target) / Math.max(1, ms));
+      shardRows = Math.max(minRows, Math.min(maxRows, Math.round((shardRows + scaled) / 2)));
+      shardStart += patterns.length;
+      patterns = [];
+      this.opts.onProgress?.(this.readyRowsCount, this.total);
+      await yieldNow();
+    };
+    try {
+      fd = fs.openSync(this.rows.file, 'r');
+      let sliceStart = performance.now();
+      for (const { repo, ref } of this.jobs) {
+        if (this.cancelled) return false;
+        const [offset, length, count] = ref;
+        if (buf.length < length) buf = Buffer.alloc(length);
+        if (fs.readSync(fd, buf, 0, length, offset) !== length) throw new Error(`${ROWS_FILE} is shorter than its head says`);
+        const block = JSON.parse(buf.toString('utf8', 0, length)) as PackedRow[];
+        ranges.length = 0;
+        rowRanges(buf, 0, length, ranges);
+        if (ranges.length !== block.length * 2 || block.length !== count) throw new Error(`${ROWS_FILE}: a block does not match its head entry`);
+        for (let k = 0; k < block.length; k++) {
+          const p = block[k]!;
+          this.rows.add(p, repo, offset + ranges[2 * k]!, ranges[2 * k + 1]! - ranges[2 * k]!);
+          patterns.push(p[4]);
+        }
+        const now = performance.now();
+        if (patterns.length >= shardRows) {
+          this.stats.maxSliceMs = Math.max(this.stats.maxSliceMs, now - sliceStart);
+          await buildShard();
+          sliceStart = performance.now();
+        } else if (now - sliceStart >= sliceMs) {
+          this.stats.maxSliceMs = Math.max(this.stats.maxSliceMs, now - sliceStart);
+          await yieldNow();
+          sliceStart = performance.now();
+        }
+      }
+    } catch {
+      // unreadable or inconsistent rows file: serve the rows read so far
+    } finally {
+      if (fd !== undefined) fs.closeSync(fd);
+    }
+    if (this.cancelled) return false;
+    await buildShard();
+    if (this.cancelled) return false;
+    this.stats.ms = performance.now() - t0;
+    this.stats.rejected = this.rejected.length;
+    this.finished = true;
+    this.opts.onProgress?.(this.readyRowsCount, this.total);
+    return true;
+  }
+
+  /** Every row matching the line (over the shards built so far), ranked like Catalog.matchLine. */
+  matchLine(line: string): DatasetMatch[] {
+    const out: DatasetMatch[] = [];
+    for (const s of this.shards) {
+      for (const m of s.engine.matchLine(line)) {
+        const row = s.start + m.entry;
+        m.entry = row;
+        out.push({ row, record: this.rows.record(row), match: m });
+      }
+    }
+    if (out.length > 1) out.sort(rankMatch);
+    return out;
+  }
+
+  /**
+   * Exact error code / id / slug, then rows whose pattern matches the query (its first 50 lines),
+   * scored like SearchIndex.search so the CompositeCatalog can merge them with the user's hits.
+   */
+  search(query: string, limit = 20): SearchHit[] {
+    const q = query.trim();
+    if (!q || limit <= 0) return [];
+    const hits: SearchHit[] = [];
+    const seen = new Set<number>();
+    const add = (row: number, kind: SearchHit['kind'], score: number): void => {
+      if (seen.has(row) || hits.length >= limit) return;
+      seen.add(row);
+      hits.push({ record: this.rows.record(row), kind, score });
+    };
+    for (const r of this.rows.rowsWithCode(q)) add(r, 'code', SEARCH_SCORE.code);
+    for (const r of this.rows.rowsWithId(q.toLowerCase())) add(r, 'id', SEARCH_SCORE.id);
+    if (q.toLowerCase() !== q) for (const r of this.rows.rowsWithId(q)) add(r, 'id', SEARCH_SCORE.id);
+    for (const r of this.rows.rowsWithSlug(q)) add(r, 'slug', SEARCH_SCORE.slug);
+    if (hits.length >= limit || q.length < 4) return hits;
+    const ranked: number[] = [];
+    const inRanked = new Set<number>();
+    for (const line of splitLines(query).slice(0, 50)) {
+      for (const m of this.matchLine(line)) {
+        if (inRanked.has(m.row)) continue;
+        inRanked.add(m.row);
+        ranked.push(m.row);
+      }
+    }
+    ranked.forEach((r, rank) => add(r, 'pattern', SEARCH_SCORE.pattern - rank / (ranked.length + 1)));
+    return hits;
+  }
+
+  /** A record by id, slug or error code (that precedence, like Catalog.get). */
+  get(key: string): ErrorRecord | undefined {
+    const k = key.trim();
+    for (const q of k === key ? [key] : [key, k]) {
+      const byId = this.rows.rowsWithId(q)[0];
+      if (byId !== undefined) return this.rows.record(byId);
+    }
+    for (const q of k === key ? [key] : [key, k]) {
+      const bySlug = this.rows.rowsWithSlug(q).find((r) => this.rows.record(r).slug === q);
+      if (bySlug !== undefined) return this.rows.record(bySlug);
+    }
+    for (const q of k === key ? [key] : [key, k]) {
+      const byCode = this.rows.rowsWithCode(q).find((r) => this.rows.errorCode(r) === q);
+      if (byCode !== undefined) return this.rows.record(byCode);
+    }
+    return undefined;
+  }
+}
