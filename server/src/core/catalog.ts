@@ -6,7 +6,7 @@
 import type { ErrorRecord } from './record';
 import { type EngineEntry, type LineMatch, MatchEngine } from './engine';
 import { captureNames } from './pattern';
-import { type SearchHit, SearchIndex } from './search';
+import { SEARCH_SCORE, type SearchHit, SearchIndex } from './search';
 
 export type { SearchHit } from './search';
 
@@ -174,9 +174,16 @@ export class CompositeCatalog implements RecordCatalog {
     if (!this.extra || limit <= 0) return u;
     const x = this.extra.search(query, limit).filter((h) => !this.user.hasId(h.record.id));
     if (x.length === 0) return u;
+    const all = [...u, ...x];
+    if (all.some((h) => h.kind === 'pattern')) {
+      // pattern hits of both, ranked as one: by the merged match ranking of the query's lines
+      const order = new Map<string, number>();
+      for (const line of splitLines(query).slice(0, SEARCH_PATTERN_LINES)) for (const m of this.matchLine(line)) if (!order.has(m.record.id)) order.set(m.record.id, order.size);
+      for (const h of all) if (h.kind === 'pattern') h.score = SEARCH_SCORE.pattern - (order.get(h.record.id) ?? order.size) / (order.size + 1);
+    }
     const seen = new Set<string>();
     // stable: on equal scores the user's hits come first
-    return [...u, ...x]
+    return all
       .map((h, i) => ({ h, i }))
       .sort((a, b) => b.h.score - a.h.score || a.i - b.i)
       .map((e) => e.h)
