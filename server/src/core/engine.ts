@@ -19,6 +19,7 @@ import { MIN_LITERAL_CHARS, MAX_PATTERN_LENGTH, parseSimplePattern, patternInfo,
 import { lineViews, needsViews, type LineView } from './text';
 import { ChainMatcher, RegexMatcher, hasTerminator, terminators, type RawMatch } from './engine/matchers';
 import { GramCounts, TIERS, Tier, planTiers } from './engine/prefilter';
+import { type ByteIndex, buildByteIndex } from './engine/bytes';
 
 export interface EngineEntry {
   id: string;
@@ -107,6 +108,12 @@ function classify(pattern: string): { matcher: Matcher; literals: string[]; lite
   for (const l of info.requiredLiterals) if (l.length > longest.length) longest = l;
   // the RegexMatcher's key is its longest required literal (the prefilter key is a window of it)
   return { matcher: new RegexMatcher(pattern, longest || null, trailingGroup, info.requiredLiterals), literals: info.requiredLiterals, literalLength: info.literalLength };
+}
+
+/** UTF-8 bytes b[a, e) as a string (Node's fast native slice when present). */
+function utf8Slice(b: Buffer, a: number, e: number): string {
+  const fast = (b as unknown as { utf8Slice?: (a: number, e: number) => string }).utf8Slice;
+  return fast ? fast.call(b, a, e) : b.toString('utf8', a, e);
 }
 
 export class MatchEngine {
@@ -287,14 +294,22 @@ export class MatchEngine {
 
   /** Every matching entry, ranked, one match (the leftmost) per entry. */
   matchLine(line: string): LineMatch[] {
+    return this.matchLineWith(line, undefined);
+  }
+
+  /** matchLine, with the first view's candidates given (a superset of the records that can match
+   * the line, from the byte scan) instead of collected by the string prefilter. */
+  private matchLineWith(line: string, given: readonly number[] | undefined): LineMatch[] {
     if (++this.lineStamp >= 0x3fffffff) {
       this.lineSeen.fill(0);
       this.lineStamp = 1;
     }
     const results: LineMatch[] = [];
     const plain = !needsViews(line);
-    if (plain) this.matchView(line, undefined, line, results);
-    else {
+    if (plain) {
+      if (given === undefined) this.matchView(line, undefined, line, results);
+      else if (given.length > 0) this.matchCandidates(line, undefined, line, results, given);
+    } else {
       const views = lineViews(line);
       const baseCands = this.baseCands;
       baseCands.length = 0;
@@ -304,6 +319,11 @@ export class MatchEngine {
         // (every key occurrence in it is one in the first view), so it is not scanned again
         if (k > 0 && v.inBase) {
           if (baseCands.length > 0) this.matchCandidates(v.text, v, line, results, baseCands);
+          continue;
+        }
+        if (k === 0 && given !== undefined) {
+          if (given.length > 0) this.matchCandidates(v.text, v, line, results, given);
+          for (const rec of given) baseCands.push(rec);
           continue;
         }
         this.matchView(v.text, v, line, results);
@@ -382,6 +402,131 @@ export class MatchEngine {
       pos = nl + 1;
     }
     return lineNo;
+  }
+
+  private byteIndexCache: ByteIndex | undefined;
+  private byteSeen: Int32Array | undefined;
+  private byteStamp = 0;
+  private byteScratch: Uint8Array | undefined;
+
+  /** The byte-level prefilter for matchBytes (built on first use: the language server never needs it). */
+  byteIndex(): ByteIndex {
+    return (this.byteIndexCache ??= this.buildByteIndex());
+  }
+
+  private buildByteIndex(): ByteIndex {
+    const literals: (string[] | null)[] = new Array<string[] | null>(this.size);
+    for (let i = 0; i < this.size; i++) {
+      if (!this.matchers[i]) literals[i] = null;
+      else {
+        const pattern = this.entries[i]!.pattern;
+        literals[i] = parseSimplePattern(pattern)?.literals ?? patternInfo(pattern)?.requiredLiterals ?? [];
+      }
+    }
+    return buildByteIndex(literals);
+  }
+
+  /**
+   * Match every line of a block of UTF-8 bytes, buf[0, n): whole lines ending with \n (a final
+   * line without \n counts). Calls onLine(lineIndex, matches, line) in order for each line with
+   * matches and returns the number of lines: the same results as matchLine on each decoded line.
+   * Lines are decoded only when a record's key occurs in their bytes (or they hold an ANSI escape
+   * or a backslash, whose views differ from the raw bytes). For scanning files.
+   * Fastest when buf.byteOffset is a multiple of 4 and buf.length >= n + 32 (those 32 bytes are
+   * overwritten with zeros); otherwise the block is copied first.
+   */
+  matchBytes(buf: Uint8Array, n: number, onLine: (lineIndex: number, matches: LineMatch[], line: string) => void): number {
+    const index = this.byteIndex();
+    if ((buf.byteOffset & 3) !== 0 || buf.length < n + 32) {
+      if (!this.byteScratch || this.byteScratch.length < n + 32) this.byteScratch = new Uint8Array(Math.max(n + 32, 1 << 16));
+      this.byteScratch.set(buf.subarray(0, n));
+      buf = this.byteScratch;
+    }
+    buf.fill(0, n, n + 32);
+    const bytes = Buffer.from(buf.buffer, buf.byteOffset, n + 32);
+    // no string of the whole block: lines are found with native byte searches, and only candidate
+    // lines are decoded (a 1 MB string per block would also cost major GCs on a big heap)
+    const decode = (a: number, b: number): string => utf8Slice(bytes, a, b);
+    const nextNl = (from: number): number => {
+      const p = bytes.indexOf(10, from);
+      return p < 0 || p >= n ? -1 : p;
+    };
+    if (index.unkeyed.length > 0) {
+      // records without a byte key: every line is a candidate
+      let lineNo = 0;
+      let pos = 0;
+      while (pos < n) {
+        let nl = nextNl(pos);
+        if (nl < 0) nl = n;
+        const line = decode(pos, nl);
+        const ms = this.matchLine(line);
+        if (ms.length) onLine(lineNo, ms, line);
+        lineNo++;
+        pos = nl + 1;
+      }
+      return lineNo;
+    }
+    const words = new Int32Array(buf.buffer, buf.byteOffset, (n + 32) >>> 2);
+    const hits = index.scan(buf, words, n);
+    // lines whose views differ from their bytes: ANSI escapes and JSON escapes (matched in full)
+    const special: number[] = [];
+    for (const needle of [0x1b, 0x5c]) {
+      let p = bytes.indexOf(needle, 0);
+      while (p >= 0 && p < n) {
+        special.push(p);
+        p = bytes.indexOf(needle, p + 1);
+      }
+    }
+    if (special.length > 1) special.sort((a, b) => a - b);
+    if (!this.byteSeen) this.byteSeen = new Int32Array(this.size);
+    const seen = this.byteSeen;
+    const cands: number[] = [];
+    let lineNo = 0;
+    let pos = 0; // start of line lineNo
+    let nl = nextNl(0);
+    let hi = 0;
+    let si = 0;
+    for (;;) {
+      const nextHit = hi < hits.count ? hits.pos[hi]! : n;
+      const nextSpecial = si < special.length ? special[si]! : n;
+      const target = Math.min(nextHit, nextSpecial);
+      if (target >= n) break;
+      while (nl >= 0 && nl < target) {
+        lineNo++;
+        pos = nl + 1;
+        nl = nextNl(pos);
+      }
+      const end = nl < 0 ? n : nl;
+      const full = nextSpecial < end;
+      while (si < special.length && special[si]! < end) si++;
+      if (++this.byteStamp >= 0x3fffffff) {
+        seen.fill(0);
+        this.byteStamp = 1;
+      }
+      const st = this.byteStamp;
+      cands.length = 0;
+      while (hi < hits.count && hits.pos[hi]! < end) {
+        const rec = hits.rec[hi++]!;
+        if (seen[rec] !== st) {
+          seen[rec] = st;
+          cands.push(rec);
+        }
+      }
+      const line = decode(pos, end);
+      const ms = full ? this.matchLine(line) : this.matchLineWith(line, cands);
+      if (ms.length) onLine(lineNo, ms, line);
+      if (nl < 0) return lineNo + 1;
+      lineNo++;
+      pos = nl + 1;
+      nl = nextNl(pos);
+    }
+    // count the remaining lines
+    while (nl >= 0) {
+      lineNo++;
+      pos = nl + 1;
+      nl = nextNl(pos);
+    }
+    return pos < n ? lineNo + 1 : lineNo;
   }
 
   /** Cheap check: false means matchLine(line) is certainly empty. */
