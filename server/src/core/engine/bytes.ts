@@ -150,7 +150,7 @@ export class ByteTier {
 export type ByteKeyPlan = { tier: ByteTier; key: Uint8Array } | null;
 
 export interface ByteHits {
-  /** Byte offset of each hit's key (in probe order, nondecreasing by line; a record may repeat). */
+  /** Byte offset of each hit's key, nondecreasing (a record may repeat). */
   pos: Int32Array;
   rec: Int32Array;
   count: number;
@@ -176,6 +176,8 @@ export class ByteIndex {
   private hitPos = new Int32Array(1024);
   private hitRec = new Int32Array(1024);
   private hitCount = 0;
+  private lastPos = 0;
+  private unsorted = false;
 
   constructor(tiers: ByteTiers, unkeyed: number[]) {
     const { t16, t16h, t12, t8, t4 } = tiers;
@@ -201,8 +203,29 @@ export class ByteIndex {
       r.set(this.hitRec);
       this.hitRec = r;
     }
+    if (pos < this.lastPos) this.unsorted = true;
+    this.lastPos = pos;
     this.hitPos[this.hitCount] = pos;
     this.hitRec[this.hitCount++] = rec;
+  }
+
+  /** Hits of one step come tier by tier, so a later hit may start before an earlier one (in the
+   * previous line, even): restore position order for the caller's line walk. */
+  private result(): ByteHits {
+    if (this.unsorted) {
+      const order = Array.from({ length: this.hitCount }, (_, i) => i);
+      const pos = this.hitPos;
+      order.sort((a, b) => pos[a]! - pos[b]! || a - b);
+      const p = new Int32Array(this.hitPos.length);
+      const r = new Int32Array(this.hitRec.length);
+      order.forEach((from, to) => {
+        p[to] = this.hitPos[from]!;
+        r[to] = this.hitRec[from]!;
+      });
+      this.hitPos = p;
+      this.hitRec = r;
+    }
+    return { pos: this.hitPos, rec: this.hitRec, count: this.hitCount };
   }
 
   /** Look hash h (both filter bits passed) up in tier t at byte position `probe`. */
@@ -239,6 +262,8 @@ export class ByteIndex {
    */
   scan(buf: Uint8Array, words: Int32Array, n: number): ByteHits {
     this.hitCount = 0;
+    this.lastPos = 0;
+    this.unsorted = false;
     const { t16, t16h, t12, t8, t4 } = this.t;
     const use12 = t12.size > 0;
     const bits12 = t12.bits;
@@ -266,7 +291,7 @@ export class ByteIndex {
           if ((bits16[c >>> 3]! & (1 << (c & 7))) !== 0) this.probe(t16, h, k << 2, buf, n);
         }
       }
-      return { pos: this.hitPos, rec: this.hitRec, count: this.hitCount };
+      return this.result();
     }
     for (let k = 0; k < lastWord; k += 4) {
       const w0 = words[k]!;
@@ -351,7 +376,7 @@ export class ByteIndex {
         }
       }
     }
-    return { pos: this.hitPos, rec: this.hitRec, count: this.hitCount };
+    return this.result();
   }
 }
 

@@ -1,0 +1,145 @@
+// MatchEngine.matchBytes (the byte-level block scan used for files) must give exactly what
+// matchLine gives on every decoded line: same lines, same records, spans and captures.
+import * as assert from 'node:assert/strict';
+import { MatchEngine, type EngineEntry, type LineMatch } from '../../server/src/core/engine';
+import { buildByteIndex } from '../../server/src/core/engine/bytes';
+import { captureNames, derivePattern } from '../../server/src/core/pattern';
+import { generateLog, generateRecords, rng, toEntries } from '../bench/gen';
+
+function entry(id: string, message: string, errorCode: string | null = null): EngineEntry {
+  const pattern = derivePattern(message);
+  return { id, pattern, captureNames: captureNames(message, pattern), errorCode };
+}
+
+type Got = [number, LineMatch[], string][];
+
+/** matchLine on every \n-separated line of text (a final line without \n counts). */
+function reference(e: MatchEngine, text: string): { lines: number; got: Got } {
+  const split = text.split('\n');
+  if (text.endsWith('\n') || text === '') split.pop();
+  const got: Got = [];
+  split.forEach((l, i) => {
+    const ms = e.matchLine(l);
+    if (ms.length) got.push([i, ms, l]);
+  });
+  return { lines: split.length, got };
+}
+
+/** matchBytes over the UTF-8 of text, placed at byte offset `shift` of a fresh buffer with `pad` spare bytes. */
+function viaBytes(e: MatchEngine, text: string, shift = 0, pad = 32): { lines: number; got: Got } {
+  const enc = Buffer.from(text, 'utf8');
+  const backing = new Uint8Array(shift + enc.length + pad);
+  backing.fill(0xaa); // garbage around the block: the scan must not read it as text
+  backing.set(enc, shift);
+  const view = backing.subarray(shift, shift + enc.length + pad);
+  const got: Got = [];
+  const lines = e.matchBytes(view, enc.length, (i, ms, line) => got.push([i, ms, line]));
+  return { lines, got };
+}
+
+describe('engine: matchBytes (byte-level block scan)', () => {
+  it('equals matchLine on a generated log of ErrLookup-shaped records (JSON, ANSI, CRLF lines, near misses)', () => {
+    const records = generateRecords(3000, 5);
+    const e = MatchEngine.build(toEntries(records));
+    let text = '';
+    generateLog({ records, bytes: 400_000, matchFraction: 0.2, nearMissFraction: 0.2, seed: 3 }, (c) => (text += c), () => undefined);
+    const want = reference(e, text);
+    assert.ok(want.got.length > 200, `expected many matching lines, got ${want.got.length}`);
+    const got = viaBytes(e, text);
+    assert.equal(got.lines, want.lines);
+    assert.deepEqual(got.got, want.got);
+  });
+
+  it('finds records in every tier: long, 19..22, 15..18 and 7..14 byte literals, and unkeyed ones', () => {
+    const entries = [
+      entry('long', 'connection to the upstream broker was refused after {n} attempts'), // >= 23 bytes
+      entry('k19', 'quota exceeded: {a} over budget'), // longest literal 'quota exceeded: ' 16 chars
+      entry('k20', 'checkpoint_shard_mismatch {x}'), // 'checkpoint_shard_mismatch ' 26
+      entry('k12', 'bad token {t} for user {u}'), // 'bad token ' 10, ' for user ' 10
+      entry('k8', 'nope {a} zzz {b} qqqq'), // literals 'nope ', ' zzz ', ' qqqq' (< 7: unkeyed)
+      entry('uni', 'échec de la connexion à {hôte} refusée'), // non-ASCII literal bytes
+      entry('ja', 'ファイルが見つかりません: {path}'),
+    ];
+    const e = MatchEngine.build(entries);
+    const stats = e.byteIndex().stats;
+    assert.ok(stats.t16h >= 1 && stats.t8 + stats.t12 >= 1 && stats.t4 >= 1, JSON.stringify(stats));
+    const lines = [
+      'ERROR connection to the upstream broker was refused after 5 attempts',
+      'quota exceeded: 12 over budget',
+      'x checkpoint_shard_mismatch rank3',
+      'bad token abc for user bob',
+      'nope 1 zzz 2 qqqq',
+      'WARN échec de la connexion à db-1 refusée',
+      'ファイルが見つかりません: /tmp/x',
+      'nothing to see here',
+    ];
+    const text = lines.join('\n');
+    const want = reference(e, text);
+    assert.equal(want.got.length, 7);
+    for (const shift of [0, 1, 2, 3]) {
+      for (const pad of [0, 5, 32]) {
+        const got = viaBytes(e, text, shift, pad);
+        assert.equal(got.lines, lines.length);
+        assert.deepEqual(got.got, want.got, `shift ${shift} pad ${pad}`);
+      }
+    }
+  });
+
+  const SEED = Number(process.env['BYTES_SEED'] ?? 21);
+  it(`same results at every byte alignment of a line and across many random blocks (seed ${SEED})`, () => {
+    const records = generateRecords(500, 9);
+    const extra = [entry('s1', 'disk {d} is full'), entry('s2', 'token {t} revoked by admin'), entry('s3', 'Inconsistent receive_count for req_id={r}: registered {a}, got {b}')];
+    const e = MatchEngine.build([...toEntries(records), ...extra]);
+    const r = rng(SEED);
+    const pieces = [
+      'disk sda is full',
+      'token x revoked by admin',
+      'Inconsistent receive_count for req_id=7f3a: registered 2, got 10',
+      '{"msg":"Inconsistent receive_count for req_id=\\"q\\": registered 1, got 2"}',
+      '\x1b[31mdisk\x1b[0m sdb is full',
+      'disk sdc is full\r',
+      '😀 é',
+      '',
+      'noise words only',
+    ];
+    for (let iter = 0; iter < 150; iter++) {
+      const lines: string[] = [];
+      const count = Math.floor(r() * 10);
+      for (let i = 0; i < count; i++) {
+        let l = ' '.repeat(Math.floor(r() * 5)); // shift every alignment
+        const parts = 1 + Math.floor(r() * 3);
+        for (let k = 0; k < parts; k++) l += (k ? ' ' : '') + (r() < 0.3 ? records[Math.floor(r() * records.length)]!.message.replace(/\{[^}]*\}/g, 'v') : pieces[Math.floor(r() * pieces.length)]);
+        lines.push(l);
+      }
+      const text = lines.join('\n') + (r() < 0.5 ? '\n' : '');
+      const want = reference(e, text);
+      const got = viaBytes(e, text, Math.floor(r() * 4), r() < 0.5 ? 32 : 0);
+      assert.equal(got.lines, want.lines, JSON.stringify(text));
+      assert.deepEqual(got.got, want.got, JSON.stringify(text));
+    }
+  });
+
+  it('a key at the very end of a block (no newline, no padding) is found', () => {
+    const e = MatchEngine.build([entry('end', 'the replica set lost its primary node {n}')]);
+    for (let k = 0; k < 8; k++) {
+      const text = 'x'.repeat(k) + 'the replica set lost its primary node n1';
+      const got = viaBytes(e, text, 0, 0);
+      assert.equal(got.got.length, 1, `prefix ${k}`);
+      assert.equal(got.got[0]![1][0]!.captures[0]!.value, 'n1');
+    }
+  });
+
+  it('an empty block has no lines; a block of newlines counts them', () => {
+    const e = MatchEngine.build([entry('a', 'the replica set lost its primary node {n}')]);
+    assert.equal(viaBytes(e, '').lines, 0);
+    assert.equal(viaBytes(e, '\n\n\n').lines, 3);
+    assert.equal(viaBytes(e, 'a\nb').lines, 2);
+  });
+
+  it('keys never hold control characters: a literal split by a tab still gets a key from its parts', () => {
+    const idx = buildByteIndex([['abcdefghijklmnopqrstuvwxyz\tABCDEFGHIJKLMNOPQRSTUVWXYZ'], ['\t\t\t'], null]);
+    const s = idx.stats;
+    assert.equal(s.t16h, 1);
+    assert.deepEqual(idx.unkeyed, [1]);
+  });
+});
