@@ -6,8 +6,8 @@
 // dropped). The shard size adapts to keep each synchronous build near `targetShardMs`.
 //
 // Records are made only when shown (a match, a lookup, a search hit): see DatasetRows.record().
-// Engine entries are tiny objects whose id/pattern/captureNames/errorCode are read from the
-// columns (patterns come from the block being built; afterwards from the rows file on demand).
+// Engine entries are made on access (entriesView): their id/pattern/captureNames/errorCode are
+// read from the columns (patterns come from the block being built; afterwards from the rows file).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type ExtraCatalog, rankMatch, splitLines } from '../catalog';
@@ -72,6 +72,40 @@ class RowEntry implements EngineEntry {
   }
 }
 
+/**
+ * The engine entries of a shard, as an array whose items are made when read: the engine keeps its
+ * entries for the lifetime of the shard, and one object per row would cost ~24 MB at 500k rows
+ * (no pointer compression in Node's V8). Reads are rare after the build (errorCode and capture
+ * names of a match, ids on rank ties).
+ */
+function entriesView(rows: DatasetRows, start: number, count: number): EngineEntry[] {
+  const target: EngineEntry[] = [];
+  target.length = count;
+  const index = (key: string | symbol): number => {
+    if (typeof key !== 'string') return -1;
+    const c = key.charCodeAt(0);
+    if (c < 48 || c > 57) return -1;
+    const i = Number(key);
+    return Number.isInteger(i) && i < count && String(i) === key ? i : -1;
+  };
+  return new Proxy(target, {
+    get(t, key, receiver) {
+      const i = index(key);
+      return i >= 0 ? new RowEntry(rows, start + i) : Reflect.get(t, key, receiver);
+    },
+    has(t, key) {
+      return index(key) >= 0 || Reflect.has(t, key);
+    },
+    getOwnPropertyDescriptor(t, key) {
+      const i = index(key);
+      return i >= 0 ? { value: new RowEntry(rows, start + i), writable: false, enumerable: true, configurable: true } : Reflect.getOwnPropertyDescriptor(t, key);
+    },
+    set() {
+      return false;
+    },
+  });
+}
+
 interface Shard {
   start: number;
   engine: MatchEngine;
@@ -112,7 +146,7 @@ export class DatasetCatalog implements ExtraCatalog {
     jobs.sort((a, b) => a.ref[0] - b.ref[0]); // file order: sequential reads
     this.jobs = jobs;
     this.total = total;
-    this.rows = new DatasetRows(path.join(dir, ROWS_FILE), total);
+    this.rows = new DatasetRows(path.join(dir, ROWS_FILE), total, new Set(jobs.map((j) => j.repo)).size);
   }
 
   /** Rows that match now (their shard is built). */
@@ -157,8 +191,7 @@ export class DatasetCatalog implements ExtraCatalog {
       if (patterns.length === 0) return;
       await yieldNow();
       if (this.cancelled) return;
-      const entries: EngineEntry[] = new Array<EngineEntry>(patterns.length);
-      for (let k = 0; k < patterns.length; k++) entries[k] = new RowEntry(this.rows, shardStart + k);
+      const entries = entriesView(this.rows, shardStart, patterns.length);
       this.rows.setPending(shardStart, patterns);
       const t = performance.now();
       const engine = MatchEngine.build(entries);

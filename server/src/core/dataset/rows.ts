@@ -66,13 +66,15 @@ export class DatasetRows {
   readonly capacity: number;
   private readonly repos: string[] = [];
   private readonly repoIndex = new Map<string, number>();
-  private readonly repoOf: Uint32Array;
-  private readonly offset: Float64Array;
-  private readonly length: Uint32Array;
+  private readonly repoOf: Uint16Array | Uint32Array;
+  private readonly offset: Uint32Array | Float64Array;
+  private readonly length: Uint16Array;
+  /** Lengths of rows of 64 KiB or more. */
+  private readonly longRows = new Map<number, number>();
   private idBytes: Buffer;
   private idUsed = 0;
   private readonly idStart: Uint32Array;
-  private readonly codeOf: Uint32Array;
+  private codeOf: Uint16Array | Uint32Array;
   private readonly codes: (string | null)[] = [null];
   private readonly codeIndex = new Map<string, number>();
   private readonly sev: Uint8Array;
@@ -89,18 +91,31 @@ export class DatasetRows {
   constructor(
     readonly file: string,
     capacity: number,
+    repoCount = 0xffff,
   ) {
     this.capacity = capacity;
-    this.repoOf = new Uint32Array(capacity);
-    this.offset = new Float64Array(capacity);
-    this.length = new Uint32Array(capacity);
+    this.fd = fs.openSync(file, 'r');
+    const size = fs.fstatSync(this.fd).size;
+    this.repoOf = repoCount < 0xffff ? new Uint16Array(capacity) : new Uint32Array(capacity);
+    this.offset = size < 2 ** 32 ? new Uint32Array(capacity) : new Float64Array(capacity);
+    this.length = new Uint16Array(capacity);
     this.idStart = new Uint32Array(capacity + 1);
-    this.idBytes = Buffer.allocUnsafe(Math.max(64, capacity * 17));
-    this.codeOf = new Uint32Array(capacity);
+    this.idBytes = Buffer.allocUnsafe(Math.max(64, capacity * 16 + 64));
+    this.codeOf = new Uint16Array(capacity);
     this.sev = new Uint8Array(capacity);
     this.byId = new HashChains(capacity);
     this.bySlug = new HashChains(capacity);
-    this.fd = fs.openSync(file, 'r');
+  }
+
+  private codeIndexOf(code: string): number {
+    let ci = this.codeIndex.get(code);
+    if (ci === undefined) {
+      ci = this.codes.length;
+      this.codes.push(code);
+      this.codeIndex.set(code, ci);
+      if (ci > 0xffff && this.codeOf instanceof Uint16Array) this.codeOf = Uint32Array.from(this.codeOf);
+    }
+    return ci;
   }
 
   /** Add a row whose JSON is `length` bytes at `offset` of the rows file; returns its index. */
@@ -115,7 +130,11 @@ export class DatasetRows {
     }
     this.repoOf[row] = ri;
     this.offset[row] = offset;
-    this.length[row] = length;
+    if (length < 0xffff) this.length[row] = length;
+    else {
+      this.length[row] = 0xffff;
+      this.longRows.set(row, length);
+    }
     const id = p[0];
     const need = Buffer.byteLength(id);
     if (this.idUsed + need > this.idBytes.length) {
@@ -126,27 +145,15 @@ export class DatasetRows {
     this.idUsed += this.idBytes.write(id, this.idUsed, 'utf8');
     this.idStart[row + 1] = this.idUsed;
     const code = p[2];
-    if (code !== null && code !== '') {
-      let ci = this.codeIndex.get(code);
-      if (ci === undefined) {
-        ci = this.codes.length;
-        this.codes.push(code);
-        this.codeIndex.set(code, ci);
-      }
+    if (code !== null) {
+      const ci = this.codeIndexOf(code); // (may widen codeOf: index after the call) '' stays distinct from null
       this.codeOf[row] = ci;
-      const key = code.toLowerCase();
-      const list = this.byCode.get(key);
-      if (list) list.push(row);
-      else this.byCode.set(key, [row]);
-    } else if (code === '') {
-      // keep '' distinct from null
-      let ci = this.codeIndex.get('');
-      if (ci === undefined) {
-        ci = this.codes.length;
-        this.codes.push('');
-        this.codeIndex.set('', ci);
+      if (code !== '') {
+        const key = code.toLowerCase();
+        const list = this.byCode.get(key);
+        if (list) list.push(row);
+        else this.byCode.set(key, [row]);
       }
-      this.codeOf[row] = ci;
     }
     this.sev[row] = SEVERITIES.indexOf(toSeverity(p[8]));
     this.byId.add(hashString(id), row);
@@ -237,7 +244,7 @@ export class DatasetRows {
     const repo = this.repo(row);
     try {
       if (this.fd === undefined) throw new Error('closed');
-      const len = this.length[row]!;
+      const len = this.length[row] === 0xffff ? this.longRows.get(row)! : this.length[row]!;
       if (this.readBuf.length < len) this.readBuf = Buffer.alloc(Math.max(len, this.readBuf.length * 2));
       const got = fs.readSync(this.fd, this.readBuf, 0, len, this.offset[row]!);
       if (got !== len) throw new Error('short read');
