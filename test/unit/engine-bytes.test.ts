@@ -3,6 +3,9 @@
 import * as assert from 'node:assert/strict';
 import { MatchEngine, type EngineEntry, type LineMatch } from '../../server/src/core/engine';
 import { buildByteIndex } from '../../server/src/core/engine/bytes';
+import { LineBlocks } from '../../server/src/core/lineBlocks';
+import { Readable } from 'node:stream';
+import { forEachLine, forEachMatchingLine } from '../../server/src/cli/lines';
 import { captureNames, derivePattern } from '../../server/src/core/pattern';
 import { generateLog, generateRecords, rng, toEntries } from '../bench/gen';
 
@@ -141,5 +144,61 @@ describe('engine: matchBytes (byte-level block scan)', () => {
     const s = idx.stats;
     assert.equal(s.t16h, 1);
     assert.deepEqual(idx.unkeyed, [1]);
+  });
+});
+
+describe('LineBlocks + forEachMatchingLine (the CLI scan reader)', () => {
+  it('matchBytes leaves the bytes after the block as they were (the reader keeps the next partial line there)', () => {
+    const e = MatchEngine.build([entry('a', 'the replica set lost its primary node {n}')]);
+    const buf = new Uint8Array(64 + 32);
+    const text = Buffer.from('the replica set lost its primary node n1\n');
+    buf.set(text);
+    const tail = Buffer.from('partial next line bytes .........');
+    buf.set(tail.subarray(0, buf.length - text.length), text.length);
+    const before = Buffer.from(buf).toString('latin1');
+    let hits = 0;
+    e.matchBytes(buf, text.length, () => hits++);
+    assert.equal(hits, 1);
+    assert.equal(Buffer.from(buf).toString('latin1'), before);
+  });
+
+  it('same line numbers and matches as the text line splitter for random bytes, CR/LF/CRLF and chunkings (seed 5)', async () => {
+    const e = MatchEngine.build([entry('a', 'disk {d} is full'), entry('b', 'the replica set lost its primary node {n}')]);
+    const r = rng(5);
+    const pieces = ['disk sda is full', 'the replica set lost its primary node n1', '\r', '\n', '\r\n', 'é', '\xf0', 'abc '];
+    for (let iter = 0; iter < 300; iter++) {
+      const parts: Buffer[] = [];
+      const count = Math.floor(r() * 12);
+      for (let i = 0; i < count; i++) {
+        const p = pieces[Math.floor(r() * pieces.length)]!;
+        parts.push(p === '\xf0' ? Buffer.from([0xf0]) : Buffer.from(p, 'utf8'));
+      }
+      const all = Buffer.concat(parts);
+      const cuts = [0, Math.floor(r() * all.length), Math.floor(r() * all.length), all.length].sort((a, b) => a - b);
+      const chunks = () => Readable.from(cuts.slice(1).map((c, i) => all.subarray(cuts[i]!, c)).filter((c) => c.length > 0));
+      const want: [number, string][] = [];
+      const a = await forEachLine(chunks(), (line, n) => {
+        for (const m of e.matchLine(line)) want.push([n, m.text]);
+      });
+      const got: [number, string][] = [];
+      const b = await forEachMatchingLine(chunks(), e, (n, ms) => {
+        for (const m of ms) got.push([n, m.text]);
+      });
+      assert.equal(b.lines, a.lines, JSON.stringify(all.toString('latin1')));
+      assert.deepEqual(got, want, JSON.stringify(all.toString('latin1')));
+    }
+  });
+
+  it('a line longer than maxLine is cut at a character boundary, the rest skipped, and counted', () => {
+    const lb = new LineBlocks(100, 16);
+    const out: string[] = [];
+    const take = (b: Uint8Array, n: number) => out.push(Buffer.from(b.subarray(0, n)).toString('utf8'));
+    const long = 'é'.repeat(80) + ' end'; // 164 bytes
+    const input = Buffer.from(`short\n${long}\nafter\n`);
+    for (let i = 0; i < input.length; i += 7) lb.push(input.subarray(i, i + 7), take);
+    lb.end(take);
+    const lines = out.join('').split('\n');
+    assert.deepEqual(lines, ['short', 'é'.repeat(50), 'after', '']);
+    assert.equal(lb.truncatedLines, 1);
   });
 });

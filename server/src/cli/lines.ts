@@ -4,6 +4,8 @@
 // gigantic line cannot exhaust memory; `truncatedLines` counts them.
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
+import type { LineMatch, MatchEngine } from '../core/engine';
+import { LineBlocks } from '../core/lineBlocks';
 
 export const MAX_LINE = 16 * 1024 * 1024;
 
@@ -78,4 +80,66 @@ export async function forEachLine(
     if (cut) stats.truncatedLines++;
   }
   return stats;
+}
+
+/** One segment between two \n (CR still inside) as lines: a CRLF's CR dropped, lone CRs split. */
+export function splitSegment(segment: string, onLine: (line: string) => void): void {
+  let s = segment;
+  if (s.length && s.charCodeAt(s.length - 1) === 13) s = s.slice(0, -1);
+  if (s.indexOf('\r') < 0) onLine(s);
+  else for (const part of s.split('\r')) onLine(part);
+}
+
+/**
+ * The same lines as forEachLine, matched with the engine's byte-level scan: blocks of raw bytes go
+ * to MatchEngine.matchBytes and only lines where a record's key occurs are decoded. Calls
+ * onMatches(lineNumber, matches) for each line with matches (1-based numbers, as forEachLine).
+ * A block holding a lone CR (a line end for editors) is split and matched as text instead.
+ */
+export async function forEachMatchingLine(
+  input: Readable,
+  engine: MatchEngine,
+  onMatches: (lineNumber: number, matches: LineMatch[]) => void,
+  afterChunk: () => Promise<boolean | void> = async () => undefined,
+): Promise<LineStats> {
+  const blocks = new LineBlocks(MAX_LINE);
+  const stats: LineStats = { lines: 0, truncatedLines: 0 };
+  const decoder = new TextDecoder('utf-8');
+  const onBlock = (buf: Uint8Array, n: number): void => {
+    if (hasLoneCr(buf, n)) {
+      const text = decoder.decode(buf.subarray(0, n));
+      const segs = text.split('\n');
+      if (text.endsWith('\n')) segs.pop();
+      for (const seg of segs)
+        splitSegment(seg, (line) => {
+          stats.lines++;
+          const ms = engine.matchLine(line);
+          if (ms.length) onMatches(stats.lines, ms);
+        });
+      return;
+    }
+    const base = stats.lines;
+    stats.lines += engine.matchBytes(buf, n, (i, ms) => onMatches(base + i + 1, ms));
+  };
+  for await (const chunk of input) {
+    blocks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Uint8Array), onBlock);
+    if ((await afterChunk()) === false) {
+      input.destroy();
+      stats.truncatedLines = blocks.truncatedLines;
+      return stats;
+    }
+  }
+  blocks.end(onBlock);
+  stats.truncatedLines = blocks.truncatedLines;
+  return stats;
+}
+
+/** A CR in buf[0, n) that is not part of a CRLF. */
+function hasLoneCr(buf: Uint8Array, n: number): boolean {
+  let p = buf.indexOf(13);
+  while (p >= 0 && p < n) {
+    if (p + 1 >= n || buf[p + 1] !== 10) return true;
+    p = buf.indexOf(13, p + 1);
+  }
+  return false;
 }

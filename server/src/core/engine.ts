@@ -432,8 +432,8 @@ export class MatchEngine {
    * matches and returns the number of lines: the same results as matchLine on each decoded line.
    * Lines are decoded only when a record's key occurs in their bytes (or they hold an ANSI escape
    * or a backslash, whose views differ from the raw bytes). For scanning files.
-   * Fastest when buf.byteOffset is a multiple of 4 and buf.length >= n + 32 (those 32 bytes are
-   * overwritten with zeros); otherwise the block is copied first.
+   * Fastest when buf.byteOffset is a multiple of 4 and buf.length >= n + 32 (those 32 bytes
+   * are zeroed during the scan and restored after it); otherwise the block is copied first.
    */
   matchBytes(buf: Uint8Array, n: number, onLine: (lineIndex: number, matches: LineMatch[], line: string) => void): number {
     const index = this.byteIndex();
@@ -442,7 +442,17 @@ export class MatchEngine {
       this.byteScratch.set(buf.subarray(0, n));
       buf = this.byteScratch;
     }
+    // the scan reads up to 32 bytes past n: zero them for it, and give the caller's bytes back after
+    const saved = buf.slice(n, n + 32);
     buf.fill(0, n, n + 32);
+    try {
+      return this.matchAlignedBytes(buf, n, index, onLine);
+    } finally {
+      buf.set(saved, n);
+    }
+  }
+
+  private matchAlignedBytes(buf: Uint8Array, n: number, index: ByteIndex, onLine: (lineIndex: number, matches: LineMatch[], line: string) => void): number {
     const bytes = Buffer.from(buf.buffer, buf.byteOffset, n + 32);
     // no string of the whole block: lines are found with native byte searches, and only candidate
     // lines are decoded (a 1 MB string per block would also cost major GCs on a big heap)

@@ -6,7 +6,7 @@ import { defaultCacheDir, loadDatasetRecords } from '../../core/dataset';
 import { SEVERITIES, type Severity, severityRank } from '../../core/record';
 import { flag, parseArgs, stringOption, stringsOption } from '../args';
 import { type Command, EXIT_FINDINGS, EXIT_OK, IoError, type Io, UsageError } from '../command';
-import { forEachLine } from '../lines';
+import { forEachMatchingLine } from '../lines';
 import { Output } from '../output';
 import { checkReadable, formatProblem, loadCatalog } from '../records';
 import { FORMATS, type Format, createReporter } from '../reporters';
@@ -90,10 +90,12 @@ export const scan: Command = {
       const name = f === '-' ? '<stdin>' : f;
       try {
         const input: Readable = f === '-' ? io.stdin : openSnapshot(f);
-        const stats = await forEachLine(
+        const stats = await forEachMatchingLine(
           input,
-          (line, n) => {
-            for (const m of catalog.matchLine(line)) {
+          catalog.engine,
+          (n, ms) => {
+            for (const lm of ms) {
+              const m = { record: catalog.records[lm.entry]!, match: lm };
               matches++;
               worst = Math.min(worst, severityRank(m.record.severity));
               reporter.match({ file: name, line: n, m });
