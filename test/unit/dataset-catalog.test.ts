@@ -37,7 +37,7 @@ interface Row {
 function rowOf(i: number): Row {
   const msg = `Widget ${i} failed: cannot reach {host} for job_${i.toString(36)}_zq ("quoted [brackets]" ok)`;
   return {
-    id: i.toString(16).padStart(16, '0'),
+    id: i === 13 ? 'Not-Hex-Id-13' : i.toString(16).padStart(16, '0'), // ids are usually 16 hex digits, not always
     repo: REPOS[Math.floor((i * REPOS.length) / ROWS)]!,
     slug: `widget-${i}-failed`,
     code: i % 10 === 0 ? `WX${i}` : null,
@@ -138,6 +138,8 @@ describe('dataset: background-built catalog (compact rows, shards, composite)', 
     assert.equal(c.get('widget-1234-failed')?.id, row.id);
     assert.equal(c.get('WX1230')?.id, rowOf(1230).id);
     assert.equal(c.get('no-such-thing'), undefined);
+    assert.equal(c.get('Not-Hex-Id-13')?.slug, 'widget-13-failed');
+    assert.equal(c.get('00000000000000ff')?.slug, 'widget-255-failed', 'leading zeros of a hex id');
     c.dispose();
   });
 

@@ -13,6 +13,8 @@ import type { Severity } from '../record';
 import { SEVERITIES } from '../record';
 import { Interner, liteFromRow, LiteRecord, toSeverity } from './lite';
 
+const HEX16 = /^[0-9a-f]{16}$/;
+
 /** A row of the prepared form: [id, slug, code, msg, pattern, type, cls, tags, sev]. */
 export type PackedRow = [string, string, string | null, string, string, string, string | null, string[], string];
 
@@ -71,9 +73,10 @@ export class DatasetRows {
   private readonly length: Uint16Array;
   /** Lengths of rows of 64 KiB or more. */
   private readonly longRows = new Map<number, number>();
-  private idBytes: Buffer;
-  private idUsed = 0;
-  private readonly idStart: Uint32Array;
+  /** Ids of 16 lowercase hex digits (ErrLookup's), as two 32-bit halves per row ... */
+  private readonly hexIds: Uint32Array;
+  /** ... and every other id as it is. */
+  private readonly otherIds = new Map<number, string>();
   private codeOf: Uint16Array | Uint32Array;
   private readonly codes: (string | null)[] = [null];
   private readonly codeIndex = new Map<string, number>();
@@ -99,8 +102,7 @@ export class DatasetRows {
     this.repoOf = repoCount < 0xffff ? new Uint16Array(capacity) : new Uint32Array(capacity);
     this.offset = size < 2 ** 32 ? new Uint32Array(capacity) : new Float64Array(capacity);
     this.length = new Uint16Array(capacity);
-    this.idStart = new Uint32Array(capacity + 1);
-    this.idBytes = Buffer.allocUnsafe(Math.max(64, capacity * 16 + 64));
+    this.hexIds = new Uint32Array(capacity * 2);
     this.codeOf = new Uint16Array(capacity);
     this.sev = new Uint8Array(capacity);
     this.byId = new HashChains(capacity);
@@ -136,14 +138,10 @@ export class DatasetRows {
       this.longRows.set(row, length);
     }
     const id = p[0];
-    const need = Buffer.byteLength(id);
-    if (this.idUsed + need > this.idBytes.length) {
-      const grown = Buffer.allocUnsafe(Math.max(this.idBytes.length * 2, this.idUsed + need));
-      this.idBytes.copy(grown, 0, 0, this.idUsed);
-      this.idBytes = grown;
-    }
-    this.idUsed += this.idBytes.write(id, this.idUsed, 'utf8');
-    this.idStart[row + 1] = this.idUsed;
+    if (HEX16.test(id)) {
+      this.hexIds[2 * row] = parseInt(id.slice(0, 8), 16);
+      this.hexIds[2 * row + 1] = parseInt(id.slice(8), 16);
+    } else this.otherIds.set(row, id);
     const code = p[2];
     if (code !== null) {
       const ci = this.codeIndexOf(code); // (may widen codeOf: index after the call) '' stays distinct from null
@@ -163,7 +161,11 @@ export class DatasetRows {
   }
 
   id(row: number): string {
-    return this.idBytes.toString('utf8', this.idStart[row]!, this.idStart[row + 1]!);
+    if (this.otherIds.size > 0) {
+      const other = this.otherIds.get(row);
+      if (other !== undefined) return other;
+    }
+    return this.hexIds[2 * row]!.toString(16).padStart(8, '0') + this.hexIds[2 * row + 1]!.toString(16).padStart(8, '0');
   }
 
   errorCode(row: number): string | null {
@@ -260,7 +262,7 @@ export class DatasetRows {
   /** Bytes held by the columns and lookup tables (not the LRU of records). */
   get bytes(): number {
     return (
-      this.repoOf.byteLength + this.offset.byteLength + this.length.byteLength + this.idBytes.length + this.idStart.byteLength +
+      this.repoOf.byteLength + this.offset.byteLength + this.length.byteLength + this.hexIds.byteLength +
       this.codeOf.byteLength + this.sev.byteLength + this.byId.bytes + this.bySlug.bytes
     );
   }
