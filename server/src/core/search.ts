@@ -63,129 +63,99 @@ export function tokenize(text: string, out: string[] = []): string[] {
   return out;
 }
 
-function recordTokens(r: ErrorRecord, into: string[]): string[] {
-  into.length = 0;
-  if (r.errorMessage) tokenize(r.errorMessage, into);
-  if (r.errorClass) tokenize(r.errorClass, into);
-  for (const t of r.tags ?? []) tokenize(t, into);
-  if (r.repo) tokenize(r.repo, into);
-  if (r.errorCode) tokenize(r.errorCode, into);
-  if (r.httpStatus != null) into.push(String(r.httpStatus));
-  return into;
-}
-
-export class SearchIndex {
-  private readonly byCode = new Map<string, number[]>();
-  private readonly byId = new Map<string, number>();
-  private readonly bySlug = new Map<string, number[]>();
-  /** token -> token id; postings of id t are flat[offsets[t] .. offsets[t + 1]) (ascending record indices). */
-  private tokenIds: Map<string, number> | undefined;
+/**
+ * Inverted index of word tokens over documents 0..n-1, added in ascending order (add), then laid
+ * out flat (finish): one pass collects (token id, document) pairs in growable typed arrays, then a
+ * counting sort by token id lays the postings out flat: no per-token arrays, little garbage.
+ */
+export class TokenIndex {
+  private ids = new Map<string, number>();
+  private lastDoc = new Int32Array(1024).fill(-1);
+  private pairTok = new Int32Array(1 << 12);
+  private pairDoc = new Int32Array(1 << 12);
+  private pairs = 0;
+  /** postings of token id t are flat[offsets[t] .. offsets[t + 1]) (ascending documents). */
   private offsets = new Int32Array(1);
   private flat = new Int32Array(0);
   /** Every token, sorted (prefix expansion by binary search). */
   private vocab: string[] = [];
   private scores: Float64Array | undefined;
+  private n = 0;
 
-  constructor(readonly records: readonly ErrorRecord[]) {
-    records.forEach((r, i) => {
-      if (r.errorCode) push(this.byCode, r.errorCode.toLowerCase(), i);
-      if (!this.byId.has(r.id.toLowerCase())) this.byId.set(r.id.toLowerCase(), i);
-      if (r.slug) push(this.bySlug, r.slug.toLowerCase(), i);
-    });
+  /** Tokens of document `doc` (documents in ascending order; repeated tokens count once). */
+  add(doc: number, tokens: readonly string[]): void {
+    for (const t of tokens) {
+      let id = this.ids.get(t);
+      if (id === undefined) {
+        id = this.ids.size;
+        this.ids.set(t, id);
+        if (id >= this.lastDoc.length) {
+          const grown = new Int32Array(this.lastDoc.length * 2).fill(-1);
+          grown.set(this.lastDoc);
+          this.lastDoc = grown;
+        }
+      }
+      if (this.lastDoc[id] === doc) continue;
+      this.lastDoc[id] = doc;
+      if (this.pairs === this.pairTok.length) {
+        const t2 = new Int32Array(this.pairs * 2);
+        t2.set(this.pairTok);
+        this.pairTok = t2;
+        const d2 = new Int32Array(this.pairs * 2);
+        d2.set(this.pairDoc);
+        this.pairDoc = d2;
+      }
+      this.pairTok[this.pairs] = id;
+      this.pairDoc[this.pairs++] = doc;
+    }
   }
 
-  /** Builds the token index (done lazily by the first fuzzy search; call to pay the cost up front). */
-  buildIndex(): void {
-    if (this.tokenIds) return;
-    // One pass collects (token id, record) pairs in growable typed arrays, then a counting sort
-    // by token id lays the postings out flat: no per-token arrays, little garbage.
-    const ids = new Map<string, number>();
-    let lastDoc = new Int32Array(1024).fill(-1);
-    let pairTok = new Int32Array(1 << 16);
-    let pairDoc = new Int32Array(1 << 16);
-    let pairs = 0;
-    const buf: string[] = [];
-    for (let d = 0; d < this.records.length; d++) {
-      for (const t of recordTokens(this.records[d]!, buf)) {
-        let id = ids.get(t);
-        if (id === undefined) {
-          id = ids.size;
-          ids.set(t, id);
-          if (id >= lastDoc.length) {
-            const grown = new Int32Array(lastDoc.length * 2).fill(-1);
-            grown.set(lastDoc);
-            lastDoc = grown;
-          }
-        }
-        if (lastDoc[id] === d) continue; // a token repeated within one record
-        lastDoc[id] = d;
-        if (pairs === pairTok.length) {
-          const t2 = new Int32Array(pairs * 2);
-          t2.set(pairTok);
-          pairTok = t2;
-          const d2 = new Int32Array(pairs * 2);
-          d2.set(pairDoc);
-          pairDoc = d2;
-        }
-        pairTok[pairs] = id;
-        pairDoc[pairs++] = d;
-      }
-    }
+  /** Lay the postings out for `count` documents (the pairs are dropped). */
+  finish(count: number): void {
+    const ids = this.ids;
+    const pairs = this.pairs;
+    const pairTok = this.pairTok;
+    const pairDoc = this.pairDoc;
     const offsets = new Int32Array(ids.size + 1);
     for (let i = 0; i < pairs; i++) offsets[pairTok[i]! + 1]!++;
     for (let t = 0; t < ids.size; t++) offsets[t + 1]! += offsets[t]!;
     const fill = offsets.slice(0, ids.size);
     const flat = new Int32Array(pairs);
-    for (let i = 0; i < pairs; i++) flat[fill[pairTok[i]!]!++] = pairDoc[i]!; // records ascending per token
-    this.tokenIds = ids;
+    for (let i = 0; i < pairs; i++) flat[fill[pairTok[i]!]!++] = pairDoc[i]!; // documents ascending per token
     this.offsets = offsets;
     this.flat = flat;
     this.vocab = [...ids.keys()].sort();
-    this.scores = new Float64Array(this.records.length);
+    this.scores = new Float64Array(count);
+    this.n = count;
+    this.pairTok = new Int32Array(0);
+    this.pairDoc = new Int32Array(0);
+    this.lastDoc = new Int32Array(0);
+    this.pairs = 0;
   }
 
-  /** Postings of a token: ascending record indices, or undefined. */
+  get finished(): boolean {
+    return this.scores !== undefined;
+  }
+
+  /** Bytes of the laid-out index (not the vocabulary's strings). */
+  get bytes(): number {
+    return this.offsets.byteLength + this.flat.byteLength + (this.scores?.byteLength ?? 0);
+  }
+
+  /** Postings of a token: ascending documents, or undefined. */
   private postingsOf(token: string): Int32Array | undefined {
-    const id = this.tokenIds!.get(token);
+    const id = this.ids.get(token);
     return id === undefined ? undefined : this.flat.subarray(this.offsets[id]!, this.offsets[id + 1]!);
   }
 
-  search(query: string, limit = 20, patternMatches?: PatternMatcher): SearchHit[] {
-    const q = query.trim();
-    if (!q || limit <= 0) return [];
-    const hits: SearchHit[] = [];
-    const seen = new Set<number>();
-    const add = (i: number, kind: SearchHit['kind'], score: number) => {
-      if (seen.has(i)) return;
-      seen.add(i);
-      hits.push({ record: this.records[i]!, kind, score });
-    };
-    const key = q.toLowerCase();
-    for (const i of this.byCode.get(key) ?? []) add(i, 'code', SCORE.code);
-    const id = this.byId.get(key);
-    if (id !== undefined) add(id, 'id', SCORE.id);
-    for (const i of this.bySlug.get(key) ?? []) add(i, 'slug', SCORE.slug);
-    if (hits.length >= limit) return hits.slice(0, limit);
-
-    if (patternMatches && q.length >= 4) {
-      const ranked = patternMatches(query);
-      ranked.forEach((i, rank) => add(i, 'pattern', SCORE.pattern - rank / (ranked.length + 1)));
-      if (hits.length >= limit) return hits.slice(0, limit);
-    }
-
-    for (const f of this.fuzzy(query, limit + seen.size)) {
-      add(f.index, 'fuzzy', Math.round(f.score * SCORE.fuzzy * 1000) / 1000);
-      if (hits.length >= limit) break;
-    }
-    return hits;
-  }
-
-  /** Fuzzy token hits: score in (0, 1], the matched share of the query's IDF weight. */
-  fuzzy(query: string, limit: number): { index: number; score: number }[] {
-    this.buildIndex();
-    const scores = this.scores!;
-    const n = this.records.length;
-    if (n === 0) return [];
+  /**
+   * Fuzzy token hits: score in (0, 1], the matched share of the query's IDF weight; ties broken
+   * by `tie(a, b)` (negative: a first). [] before finish().
+   */
+  fuzzy(query: string, limit: number, tie: (a: number, b: number) => number): { index: number; score: number }[] {
+    const scores = this.scores;
+    const n = this.n;
+    if (!scores || n === 0) return [];
     const maxIdf = Math.log(1 + n);
     const idf = (df: number) => Math.log(1 + n / df);
     const tokens = [...new Set(tokenize(query))];
@@ -230,11 +200,7 @@ export class SearchIndex {
       }
     });
 
-    const recs = this.records;
-    const better = (a: { index: number; score: number }, b: { index: number; score: number }) =>
-      b.score - a.score ||
-      severityRank(recs[a.index]!.severity) - severityRank(recs[b.index]!.severity) ||
-      (recs[a.index]!.id < recs[b.index]!.id ? -1 : recs[a.index]!.id > recs[b.index]!.id ? 1 : 0);
+    const better = (a: { index: number; score: number }, b: { index: number; score: number }) => b.score - a.score || tie(a.index, b.index);
     // Top-k selection: `out` stays sorted and at most `limit` long, so a query touching every
     // record costs one pass, not a sort of 100k hits.
     const out: { index: number; score: number }[] = [];
@@ -251,6 +217,90 @@ export class SearchIndex {
     }
     return out.slice(0, limit);
   }
+}
+
+/** Word tokens of what fuzzy search looks at: message, class, tags, repository, code (+ HTTP status). */
+export function searchTokens(
+  r: Pick<ErrorRecord, 'errorMessage' | 'errorClass' | 'tags' | 'repo' | 'errorCode'> & { httpStatus?: number | null },
+  into: string[] = [],
+): string[] {
+  into.length = 0;
+  if (r.errorMessage) tokenize(r.errorMessage, into);
+  if (r.errorClass) tokenize(r.errorClass, into);
+  for (const t of r.tags ?? []) tokenize(t, into);
+  if (r.repo) tokenize(r.repo, into);
+  if (r.errorCode) tokenize(r.errorCode, into);
+  if (r.httpStatus != null) into.push(String(r.httpStatus));
+  return into;
+}
+
+export class SearchIndex {
+  private readonly byCode = new Map<string, number[]>();
+  private readonly byId = new Map<string, number>();
+  private readonly bySlug = new Map<string, number[]>();
+  private tokens: TokenIndex | undefined;
+
+  constructor(readonly records: readonly ErrorRecord[]) {
+    records.forEach((r, i) => {
+      if (r.errorCode) push(this.byCode, r.errorCode.toLowerCase(), i);
+      if (!this.byId.has(r.id.toLowerCase())) this.byId.set(r.id.toLowerCase(), i);
+      if (r.slug) push(this.bySlug, r.slug.toLowerCase(), i);
+    });
+  }
+
+  /** Builds the token index (done lazily by the first fuzzy search; call to pay the cost up front). */
+  buildIndex(): void {
+    if (this.tokens) return;
+    const index = new TokenIndex();
+    const buf: string[] = [];
+    for (let d = 0; d < this.records.length; d++) index.add(d, searchTokens(this.records[d]!, buf));
+    index.finish(this.records.length);
+    this.tokens = index;
+  }
+
+  search(query: string, limit = 20, patternMatches?: PatternMatcher): SearchHit[] {
+    const q = query.trim();
+    if (!q || limit <= 0) return [];
+    const hits: SearchHit[] = [];
+    const seen = new Set<number>();
+    const add = (i: number, kind: SearchHit['kind'], score: number) => {
+      if (seen.has(i)) return;
+      seen.add(i);
+      hits.push({ record: this.records[i]!, kind, score });
+    };
+    const key = q.toLowerCase();
+    for (const i of this.byCode.get(key) ?? []) add(i, 'code', SCORE.code);
+    const id = this.byId.get(key);
+    if (id !== undefined) add(id, 'id', SCORE.id);
+    for (const i of this.bySlug.get(key) ?? []) add(i, 'slug', SCORE.slug);
+    if (hits.length >= limit) return hits.slice(0, limit);
+
+    if (patternMatches && q.length >= 4) {
+      const ranked = patternMatches(query);
+      ranked.forEach((i, rank) => add(i, 'pattern', SCORE.pattern - rank / (ranked.length + 1)));
+      if (hits.length >= limit) return hits.slice(0, limit);
+    }
+
+    for (const f of this.fuzzy(query, limit + seen.size)) {
+      add(f.index, 'fuzzy', fuzzyScore(f.score));
+      if (hits.length >= limit) break;
+    }
+    return hits;
+  }
+
+  /** Fuzzy token hits: score in (0, 1], the matched share of the query's IDF weight. */
+  fuzzy(query: string, limit: number): { index: number; score: number }[] {
+    this.buildIndex();
+    const recs = this.records;
+    return this.tokens!.fuzzy(query, limit, (a, b) =>
+      severityRank(recs[a]!.severity) - severityRank(recs[b]!.severity) || (recs[a]!.id < recs[b]!.id ? -1 : recs[a]!.id > recs[b]!.id ? 1 : 0),
+    );
+  }
+}
+
+/** A fuzzy share (0, 1] as a hit score. */
+export function fuzzyScore(share: number): number {
+  return Math.round(share * SCORE.fuzzy * 1000) / 1000;
 }
 
 function push<K>(map: Map<K, number[]>, key: K, i: number): void {
