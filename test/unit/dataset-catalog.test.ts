@@ -219,6 +219,21 @@ describe('dataset: background-built catalog (compact rows, shards, composite)', 
     c.dispose();
   });
 
+  it('fuzzy word search over the rows of small selections (none above fuzzyMaxRows)', async () => {
+    const c = open();
+    await c.build();
+    const hits = new CompositeCatalog(new Catalog([]), c).search('widget 1234', 5);
+    assert.equal(hits[0]?.record.id, rowOf(1234).id);
+    assert.equal(hits[0]?.kind, 'fuzzy');
+    assert.equal(c.search('cannot REACH widget 77 ', 3)[0]?.record.id, rowOf(77).id, 'case and a trailing space');
+    c.dispose();
+    const big = open(['*'], { fuzzyMaxRows: 1000 });
+    await big.build();
+    assert.deepEqual(big.search('widget 1234', 5), [], 'too many rows for a token index');
+    assert.equal(big.search('WX1230', 5)[0]?.kind, 'code', 'exact lookups still work');
+    big.dispose();
+  });
+
   it('cancelling mid-build is safe: the build stops, matching keeps working on what was built', async () => {
     let c: DatasetCatalog | undefined;
     let calls = 0;

@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { type ExtraCatalog, rankMatch, splitLines } from '../catalog';
 import { type EngineEntry, type LineMatch, MatchEngine } from '../engine';
 import type { ErrorRecord } from '../record';
-import { SEARCH_SCORE, type SearchHit } from '../search';
+import { fuzzyScore, SEARCH_SCORE, type SearchHit, searchTokens, TokenIndex } from '../search';
 import type { LiteRecord } from './lite';
 import { type BlockRef, type PreparedHead, ROWS_FILE } from './prepared';
 import { DatasetRows, type PackedRow, rowRanges } from './rows';
@@ -30,6 +30,9 @@ export interface DatasetCatalogOptions {
   maxShardRows?: number;
   /** Read and parse blocks for at most this long per event-loop turn (default 25 ms). */
   sliceMs?: number;
+  /** Fuzzy word search over the rows when at most this many are selected (default 100000): its
+   * token index costs ~40 bytes per row plus the vocabulary, too much next to 500k rows' engine. */
+  fuzzyMaxRows?: number;
   /** After each shard: rows matchable so far, rows selected. */
   onProgress?: (readyRows: number, totalRows: number) => void;
 }
@@ -123,6 +126,8 @@ export class DatasetCatalog implements ExtraCatalog {
   private readonly opts: DatasetCatalogOptions;
   private readonly jobs: { repo: string; ref: BlockRef }[];
   stats: DatasetBuildStats = { ms: 0, shards: 0, maxShardMs: 0, maxSliceMs: 0, rejected: 0, shardLog: [] };
+  /** Word tokens of the rows (small selections only, see fuzzyMaxRows); searchable once finished. */
+  private readonly tokens: TokenIndex | undefined;
   /** Rows whose pattern the engine refused (unsafe): never matched, like in Catalog. */
   readonly rejected: { row: number; reason: string }[] = [];
 
@@ -147,6 +152,7 @@ export class DatasetCatalog implements ExtraCatalog {
     this.jobs = jobs;
     this.total = total;
     this.rows = new DatasetRows(path.join(dir, ROWS_FILE), total, new Set(jobs.map((j) => j.repo)).size);
+    this.tokens = total <= (opts.fuzzyMaxRows ?? 100_000) ? new TokenIndex() : undefined;
   }
 
   /** Rows that match now (their shard is built). */
@@ -187,6 +193,7 @@ export class DatasetCatalog implements ExtraCatalog {
     let fd: number | undefined;
     let buf = Buffer.alloc(1 << 20);
     const ranges: number[] = [];
+    const tokenBuf: string[] = [];
     const buildShard = async (): Promise<void> => {
       if (patterns.length === 0) return;
       await yieldNow();
@@ -225,8 +232,9 @@ export class DatasetCatalog implements ExtraCatalog {
         if (ranges.length !== block.length * 2 || block.length !== count) throw new Error(`${ROWS_FILE}: a block does not match its head entry`);
         for (let k = 0; k < block.length; k++) {
           const p = block[k]!;
-          this.rows.add(p, repo, offset + ranges[2 * k]!, ranges[2 * k + 1]! - ranges[2 * k]!);
+          const row = this.rows.add(p, repo, offset + ranges[2 * k]!, ranges[2 * k + 1]! - ranges[2 * k]!);
           patterns.push(p[4]);
+          this.tokens?.add(row, searchTokens({ errorMessage: p[3], errorClass: p[6], tags: p[7], repo, errorCode: p[2] }, tokenBuf));
         }
         const now = performance.now();
         if (patterns.length >= shardRows) {
@@ -247,6 +255,7 @@ export class DatasetCatalog implements ExtraCatalog {
     if (this.cancelled) return false;
     await buildShard();
     if (this.cancelled) return false;
+    this.tokens?.finish(this.rows.count);
     this.stats.ms = performance.now() - t0;
     this.stats.rejected = this.rejected.length;
     this.finished = true;
@@ -270,7 +279,8 @@ export class DatasetCatalog implements ExtraCatalog {
 
   /**
    * Exact error code / id / slug, then rows whose pattern matches the query (its first 50 lines),
-   * scored like SearchIndex.search so the CompositeCatalog can merge them with the user's hits.
+   * then (small selections, once built) fuzzy word hits; scored like SearchIndex.search so the
+   * CompositeCatalog can merge them with the user's hits.
    */
   search(query: string, limit = 20): SearchHit[] {
     const q = query.trim();
@@ -286,17 +296,23 @@ export class DatasetCatalog implements ExtraCatalog {
     for (const r of this.rows.rowsWithId(q.toLowerCase())) add(r, 'id', SEARCH_SCORE.id);
     if (q.toLowerCase() !== q) for (const r of this.rows.rowsWithId(q)) add(r, 'id', SEARCH_SCORE.id);
     for (const r of this.rows.rowsWithSlug(q)) add(r, 'slug', SEARCH_SCORE.slug);
-    if (hits.length >= limit || q.length < 4) return hits;
-    const ranked: number[] = [];
-    const inRanked = new Set<number>();
-    for (const line of splitLines(query).slice(0, 50)) {
-      for (const m of this.matchLine(line)) {
-        if (inRanked.has(m.row)) continue;
-        inRanked.add(m.row);
-        ranked.push(m.row);
+    if (hits.length >= limit) return hits;
+    if (q.length >= 4) {
+      const ranked: number[] = [];
+      const inRanked = new Set<number>();
+      for (const line of splitLines(query).slice(0, 50)) {
+        for (const m of this.matchLine(line)) {
+          if (inRanked.has(m.row)) continue;
+          inRanked.add(m.row);
+          ranked.push(m.row);
+        }
       }
+      ranked.forEach((r, rank) => add(r, 'pattern', SEARCH_SCORE.pattern - rank / (ranked.length + 1)));
     }
-    ranked.forEach((r, rank) => add(r, 'pattern', SEARCH_SCORE.pattern - rank / (ranked.length + 1)));
+    if (hits.length >= limit || !this.tokens?.finished) return hits;
+    const rows = this.rows;
+    const tie = (a: number, b: number): number => rows.severityRank(a) - rows.severityRank(b) || (rows.id(a) < rows.id(b) ? -1 : rows.id(a) > rows.id(b) ? 1 : 0);
+    for (const f of this.tokens.fuzzy(query, limit + seen.size, tie)) add(f.index, 'fuzzy', fuzzyScore(f.score));
     return hits;
   }
 

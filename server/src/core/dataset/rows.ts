@@ -176,6 +176,11 @@ export class DatasetRows {
     return this.repos[this.repoOf[row]!]!;
   }
 
+  /** Index of the row's severity in SEVERITIES (most severe first). */
+  severityRank(row: number): number {
+    return this.sev[row]!;
+  }
+
   severity(row: number): Severity {
     return SEVERITIES[this.sev[row]!] ?? 'error';
   }
