@@ -2,6 +2,7 @@
 // ratio compares like with like: fixed-size reads, streaming UTF-8 decode, split on \n.
 import * as fs from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
+import { LineBlocks } from '../../server/src/core/lineBlocks';
 
 export const CHUNK = 1 << 20;
 
@@ -63,4 +64,29 @@ export function forEachBlock(file: string, onBlock: (text: string) => void): num
     fs.closeSync(fd);
   }
   return blocks;
+}
+
+/** Same reads as forEachLine (1 MiB), no decoding: blocks of whole lines as raw UTF-8 bytes in an
+ * aligned, padded buffer (core/lineBlocks.ts, what the CLI scan uses), for MatchEngine.matchBytes.
+ * Returns the number of blocks. */
+export function forEachByteBlock(file: string, onBlock: (buf: Uint8Array, n: number) => void): number {
+  const fd = fs.openSync(file, 'r');
+  const chunk = Buffer.allocUnsafe(CHUNK);
+  const blocks = new LineBlocks();
+  let count = 0;
+  const take = (buf: Uint8Array, n: number): void => {
+    count++;
+    onBlock(buf, n);
+  };
+  try {
+    for (;;) {
+      const n = fs.readSync(fd, chunk, 0, CHUNK, null);
+      if (n === 0) break;
+      blocks.push(n === CHUNK ? chunk : chunk.subarray(0, n), take);
+    }
+    blocks.end(take);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return count;
 }

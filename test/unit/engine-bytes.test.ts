@@ -51,6 +51,9 @@ describe('engine: matchBytes (byte-level block scan)', () => {
     const got = viaBytes(e, text);
     assert.equal(got.lines, want.lines);
     assert.deepEqual(got.got, want.got);
+    const half = MatchEngine.build(toEntries(records));
+    half.byteIndex({ halfStride: true });
+    assert.deepEqual(viaBytes(half, text).got, want.got, 'the large-N layout (main tier every 8 bytes)');
   });
 
   it('finds records in every tier: long, 19..22, 15..18 and 7..14 byte literals, and unkeyed ones', () => {
@@ -65,7 +68,7 @@ describe('engine: matchBytes (byte-level block scan)', () => {
     ];
     const e = MatchEngine.build(entries);
     const stats = e.byteIndex().stats;
-    assert.ok(stats.t16h >= 1 && stats.t8 + stats.t12 >= 1 && stats.t4 >= 1, JSON.stringify(stats));
+    assert.ok(stats.t16 >= 1 && stats.t8 + stats.t12 >= 1 && stats.t4 >= 1, JSON.stringify(stats));
     const lines = [
       'ERROR connection to the upstream broker was refused after 5 attempts',
       'quota exceeded: 12 over budget',
@@ -79,13 +82,17 @@ describe('engine: matchBytes (byte-level block scan)', () => {
     const text = lines.join('\n');
     const want = reference(e, text);
     assert.equal(want.got.length, 7);
-    for (const shift of [0, 1, 2, 3]) {
-      for (const pad of [0, 5, 32]) {
-        const got = viaBytes(e, text, shift, pad);
-        assert.equal(got.lines, lines.length);
-        assert.deepEqual(got.got, want.got, `shift ${shift} pad ${pad}`);
+    // both layouts: the main tier every 16 bytes (keys >= 31 bytes), and every 8 (>= 23; used at large N)
+    const half = MatchEngine.build(entries);
+    assert.ok(half.byteIndex({ halfStride: true }).stats.t16h >= 2);
+    for (const eng of [e, half])
+      for (const shift of [0, 1, 2, 3]) {
+        for (const pad of [0, 5, 32]) {
+          const got = viaBytes(eng, text, shift, pad);
+          assert.equal(got.lines, lines.length);
+          assert.deepEqual(got.got, want.got, `shift ${shift} pad ${pad}`);
+        }
       }
-    }
   });
 
   const SEED = Number(process.env['BYTES_SEED'] ?? 21);
@@ -142,7 +149,7 @@ describe('engine: matchBytes (byte-level block scan)', () => {
   it('keys never hold control characters: a literal split by a tab still gets a key from its parts', () => {
     const idx = buildByteIndex([['abcdefghijklmnopqrstuvwxyz\tABCDEFGHIJKLMNOPQRSTUVWXYZ'], ['\t\t\t'], null]);
     const s = idx.stats;
-    assert.equal(s.t16h, 1);
+    assert.equal(s.t12, 1); // a 26-byte part, not the 53-byte literal
     assert.deepEqual(idx.unkeyed, [1]);
   });
 });

@@ -410,11 +410,11 @@ export class MatchEngine {
   private byteScratch: Uint8Array | undefined;
 
   /** The byte-level prefilter for matchBytes (built on first use: the language server never needs it). */
-  byteIndex(): ByteIndex {
-    return (this.byteIndexCache ??= this.buildByteIndex());
+  byteIndex(opts?: { halfStride?: boolean }): ByteIndex {
+    return (this.byteIndexCache ??= this.buildByteIndex(opts));
   }
 
-  private buildByteIndex(): ByteIndex {
+  private buildByteIndex(opts?: { halfStride?: boolean }): ByteIndex {
     const literals: (string[] | null)[] = new Array<string[] | null>(this.size);
     for (let i = 0; i < this.size; i++) {
       if (!this.matchers[i]) literals[i] = null;
@@ -423,7 +423,7 @@ export class MatchEngine {
         literals[i] = parseSimplePattern(pattern)?.literals ?? patternInfo(pattern)?.requiredLiterals ?? [];
       }
     }
-    return buildByteIndex(literals);
+    return buildByteIndex(literals, opts);
   }
 
   /**

@@ -51,14 +51,22 @@ export function fingerprint(b: Uint8Array, i: number, m: number): number {
   return h ^ (h >>> 15);
 }
 
+/** Both filter bits of hash h set? */
+function filter(bits: Uint8Array, shift: number, h: number): boolean {
+  const b1 = h >>> shift;
+  if ((bits[b1 >>> 3]! & (1 << (b1 & 7))) === 0) return false;
+  const b2 = Math.imul(h, C5) >>> shift;
+  return (bits[b2 >>> 3]! & (1 << (b2 & 7))) !== 0;
+}
+
 function pow2AtLeast(n: number): number {
   let p = 1;
   while (p < n) p *= 2;
   return p;
 }
 
-/** Filter bits per indexed window (two bits set per window). */
-const BITS_PER_ENTRY = 16;
+/** Filter bits per indexed window; each window sets two (about 1.5 % false positives). */
+const FILTER_BITS = 16;
 /** A bucket is 16 words (one 64-byte cache line): 5 hashes, 5 fingerprints, 5 payloads, and
  * count | overflow flag. A lookup reads one line; a full bucket spills into the next. */
 const SLOTS = 5;
@@ -106,7 +114,7 @@ export class ByteTier {
     this.bucketShift = 32 - Math.log2(buckets);
     this.bucketMask = buckets - 1;
     this.table = new Int32Array(buckets * BUCKET_WORDS);
-    const bitCount = pow2AtLeast(Math.max(64, count * BITS_PER_ENTRY));
+    const bitCount = pow2AtLeast(Math.max(64, count * FILTER_BITS));
     this.bits = new Uint8Array(bitCount >>> 3);
     this.bitShift = 32 - Math.log2(bitCount);
     const t = this.table;
@@ -178,6 +186,9 @@ export class ByteIndex {
   private hitCount = 0;
   private lastPos = 0;
   private unsorted = false;
+  /** Main-tier probes that passed the filter (hash, position), looked up after the pass. */
+  private candH = new Int32Array(0);
+  private candP = new Int32Array(0);
 
   constructor(tiers: ByteTiers, unkeyed: number[]) {
     const { t16, t16h, t12, t8, t4 } = tiers;
@@ -228,7 +239,7 @@ export class ByteIndex {
     return { pos: this.hitPos, rec: this.hitRec, count: this.hitCount };
   }
 
-  /** Look hash h (both filter bits passed) up in tier t at byte position `probe`. */
+  /** Hash h passed tier t's filter at byte position `probe`: look it up in the bucket. */
   private probe(t: ByteTier, h: number, probe: number, buf: Uint8Array, n: number): void {
     const table = t.table;
     const m = t.keyLen;
@@ -265,117 +276,72 @@ export class ByteIndex {
     this.lastPos = 0;
     this.unsorted = false;
     const { t16, t16h, t12, t8, t4 } = this.t;
-    const use12 = t12.size > 0;
-    const bits12 = t12.bits;
-    const shift12 = t12.bitShift;
-    const use16 = t16.size > 0;
-    const use16h = t16h.size > 0;
-    const use8 = t8.size > 0;
-    const use4 = t4.size > 0;
-    const bits16 = t16.bits;
-    const shift16 = t16.bitShift;
-    const bits16h = t16h.bits;
-    const shift16h = t16h.bitShift;
-    const bits8 = t8.bits;
-    const shift8 = t8.bitShift;
-    const bits4 = t4.bits;
-    const shift4 = t4.bitShift;
     const lastWord = (n + 3) >>> 2; // words from here on are padding
-    if (use16 && !use16h && !use12 && !use8 && !use4) {
-      // every key is long: one 16-byte hash per 16 bytes
+    // The main tier (most records) is probed without branches: both filter bits of every probe
+    // are read (independent loads the CPU overlaps) and passing probes are appended to a list,
+    // looked up afterwards. A branch per probe on a multi-megabyte filter mispredicts and
+    // serialises the cache misses; that cost more than everything else together.
+    const main = t16.size >= t16h.size ? t16 : t16h;
+    const half = main.stride === 8;
+    const mb = main.bits;
+    const ms = main.bitShift;
+    const cap = ((lastWord >>> 1) + 8) | 0;
+    if (this.candH.length < cap) {
+      this.candH = new Int32Array(cap);
+      this.candP = new Int32Array(cap);
+    }
+    const ch = this.candH;
+    const cp = this.candP;
+    let nc = 0;
+    if (!half) {
       for (let k = 0; k < lastWord; k += 4) {
         const h = Math.imul(words[k]!, C1) ^ Math.imul(words[k + 1]!, C2) ^ Math.imul(words[k + 2]!, C3) ^ Math.imul(words[k + 3]!, C4);
-        const b = h >>> shift16;
-        if ((bits16[b >>> 3]! & (1 << (b & 7))) !== 0) {
-          const c = Math.imul(h, C5) >>> shift16;
-          if ((bits16[c >>> 3]! & (1 << (c & 7))) !== 0) this.probe(t16, h, k << 2, buf, n);
-        }
+        const b1 = h >>> ms;
+        const b2 = Math.imul(h, C5) >>> ms;
+        ch[nc] = h;
+        cp[nc] = k << 2;
+        nc += (mb[b1 >>> 3]! >>> (b1 & 7)) & (mb[b2 >>> 3]! >>> (b2 & 7)) & 1;
       }
-      return this.result();
+    } else {
+      for (let k = 0; k < lastWord; k += 2) {
+        const h = Math.imul(words[k]!, C1) ^ Math.imul(words[k + 1]!, C2) ^ Math.imul(words[k + 2]!, C3) ^ Math.imul(words[k + 3]!, C4);
+        const b1 = h >>> ms;
+        const b2 = Math.imul(h, C5) >>> ms;
+        ch[nc] = h;
+        cp[nc] = k << 2;
+        nc += (mb[b1 >>> 3]! >>> (b1 & 7)) & (mb[b2 >>> 3]! >>> (b2 & 7)) & 1;
+      }
     }
-    for (let k = 0; k < lastWord; k += 4) {
-      const w0 = words[k]!;
-      const w1 = words[k + 1]!;
-      const w2 = words[k + 2]!;
-      const w3 = words[k + 3]!;
-      const j = k << 2;
-      const a0 = Math.imul(w0, C1);
-      const h8 = a0 ^ Math.imul(w1, C2);
-      const a2 = Math.imul(w2, C1);
-      const g8 = a2 ^ Math.imul(w3, C2); // 8 bytes at j + 8
-      const h12 = h8 ^ Math.imul(w2, C3);
-      const h = h12 ^ Math.imul(w3, C4);
-      let b: number;
-      if (use16) {
-        b = h >>> shift16;
-        if ((bits16[b >>> 3]! & (1 << (b & 7))) !== 0) {
-          const c = Math.imul(h, C5) >>> shift16;
-          if ((bits16[c >>> 3]! & (1 << (c & 7))) !== 0) this.probe(t16, h, j, buf, n);
+    // the small tiers (short keys): their own pass; small filters, rarely passed: plain branches
+    const use12 = t12.size > 0;
+    const use8 = t8.size > 0;
+    const use4 = t4.size > 0;
+    if (use12 || use8 || use4) {
+      const bits12 = t12.bits;
+      const shift12 = t12.bitShift;
+      const bits8 = t8.bits;
+      const shift8 = t8.bitShift;
+      const bits4 = t4.bits;
+      const shift4 = t4.bitShift;
+      for (let k = 0; k < lastWord; k += 2) {
+        const w0 = words[k]!;
+        const w1 = words[k + 1]!;
+        const j = k << 2;
+        const a0 = Math.imul(w0, C1);
+        const h8 = a0 ^ Math.imul(w1, C2);
+        if (use12) {
+          const h12 = h8 ^ Math.imul(words[k + 2]!, C3);
+          if (filter(bits12, shift12, h12)) this.probe(t12, h12, j, buf, n);
         }
-      }
-      if (use16h) {
-        b = h >>> shift16h;
-        if ((bits16h[b >>> 3]! & (1 << (b & 7))) !== 0) {
-          const c = Math.imul(h, C5) >>> shift16h;
-          if ((bits16h[c >>> 3]! & (1 << (c & 7))) !== 0) this.probe(t16h, h, j, buf, n);
-        }
-        const g = g8 ^ Math.imul(words[k + 4]!, C3) ^ Math.imul(words[k + 5]!, C4);
-        b = g >>> shift16h;
-        if ((bits16h[b >>> 3]! & (1 << (b & 7))) !== 0) {
-          const c = Math.imul(g, C5) >>> shift16h;
-          if ((bits16h[c >>> 3]! & (1 << (c & 7))) !== 0) this.probe(t16h, g, j + 8, buf, n);
-        }
-      }
-      if (use12) {
-        b = h12 >>> shift12;
-        if ((bits12[b >>> 3]! & (1 << (b & 7))) !== 0) {
-          const c = Math.imul(h12, C5) >>> shift12;
-          if ((bits12[c >>> 3]! & (1 << (c & 7))) !== 0) this.probe(t12, h12, j, buf, n);
-        }
-        const g = g8 ^ Math.imul(words[k + 4]!, C3);
-        b = g >>> shift12;
-        if ((bits12[b >>> 3]! & (1 << (b & 7))) !== 0) {
-          const c = Math.imul(g, C5) >>> shift12;
-          if ((bits12[c >>> 3]! & (1 << (c & 7))) !== 0) this.probe(t12, g, j + 8, buf, n);
-        }
-      }
-      if (use8) {
-        b = h8 >>> shift8;
-        if ((bits8[b >>> 3]! & (1 << (b & 7))) !== 0) {
-          const c = Math.imul(h8, C5) >>> shift8;
-          if ((bits8[c >>> 3]! & (1 << (c & 7))) !== 0) this.probe(t8, h8, j, buf, n);
-        }
-        b = g8 >>> shift8;
-        if ((bits8[b >>> 3]! & (1 << (b & 7))) !== 0) {
-          const c = Math.imul(g8, C5) >>> shift8;
-          if ((bits8[c >>> 3]! & (1 << (c & 7))) !== 0) this.probe(t8, g8, j + 8, buf, n);
-        }
-      }
-      if (use4) {
-        b = a0 >>> shift4;
-        if ((bits4[b >>> 3]! & (1 << (b & 7))) !== 0) {
-          const c = Math.imul(a0, C5) >>> shift4;
-          if ((bits4[c >>> 3]! & (1 << (c & 7))) !== 0) this.probe(t4, a0, j, buf, n);
-        }
-        let g = Math.imul(w1, C1);
-        b = g >>> shift4;
-        if ((bits4[b >>> 3]! & (1 << (b & 7))) !== 0) {
-          const c = Math.imul(g, C5) >>> shift4;
-          if ((bits4[c >>> 3]! & (1 << (c & 7))) !== 0) this.probe(t4, g, j + 4, buf, n);
-        }
-        b = a2 >>> shift4;
-        if ((bits4[b >>> 3]! & (1 << (b & 7))) !== 0) {
-          const c = Math.imul(a2, C5) >>> shift4;
-          if ((bits4[c >>> 3]! & (1 << (c & 7))) !== 0) this.probe(t4, a2, j + 8, buf, n);
-        }
-        g = Math.imul(w3, C1);
-        b = g >>> shift4;
-        if ((bits4[b >>> 3]! & (1 << (b & 7))) !== 0) {
-          const c = Math.imul(g, C5) >>> shift4;
-          if ((bits4[c >>> 3]! & (1 << (c & 7))) !== 0) this.probe(t4, g, j + 12, buf, n);
+        if (use8 && filter(bits8, shift8, h8)) this.probe(t8, h8, j, buf, n);
+        if (use4) {
+          if (filter(bits4, shift4, a0)) this.probe(t4, a0, j, buf, n);
+          const x1 = Math.imul(w1, C1);
+          if (filter(bits4, shift4, x1)) this.probe(t4, x1, j + 4, buf, n);
         }
       }
     }
+    for (let i = 0; i < nc; i++) this.probe(main, ch[i]!, cp[i]!, buf, n);
     return this.result();
   }
 }
@@ -426,7 +392,7 @@ export class ByteGramCounts {
  * Plan the byte keys of n records from their required literals (null: a record that is never a
  * candidate, e.g. a rejected pattern) and build the index.
  */
-export function buildByteIndex(literals: (readonly string[] | null)[]): ByteIndex {
+export function buildByteIndex(literals: (readonly string[] | null)[], opts: { halfStride?: boolean } = {}): ByteIndex {
   const n = literals.length;
   const enc = new TextEncoder();
   // UTF-8 literals without control characters (keys never hold them)
@@ -445,14 +411,15 @@ export function buildByteIndex(literals: (readonly string[] | null)[]): ByteInde
         }
     lits[i] = out;
   }
-  // T16 (16-byte windows every 16 bytes, 16 windows per key) is not used: measured on 100k
-  // records its filter no longer stays in cache and the scan was slower than T16h's (stride 8)
   const t16 = new ByteTier(16, 16);
   const t16h = new ByteTier(16, 8);
   const t12 = new ByteTier(12, 8);
   const t8 = new ByteTier(8, 8);
   const t4 = new ByteTier(4, 4);
-  const tiers = [t16h, t12, t8, t4];
+  // The main tier takes every key of >= 31 bytes (>= 23 at very large N: half the windows per key,
+  // so its tables stay half the size, for twice the probes); shorter keys go to small tiers, whose
+  // checks cost on every probe: as few of them as possible (T16h is only used as the main tier).
+  const tiers = (opts.halfStride ?? n > 200_000) ? [t16h, t12, t8, t4] : [t16, t12, t8, t4];
   const bits = n > 200_000 ? 22 : n > 20_000 ? 20 : 18;
   const counts = new Map<number, ByteGramCounts>();
   const countsFor = (span: Span): ByteGramCounts => {
