@@ -222,6 +222,8 @@ describe('dataset: background-built catalog (compact rows, shards, composite)', 
   it('fuzzy word search over the rows of small selections (none above fuzzyMaxRows)', async () => {
     const c = open();
     await c.build();
+    assert.ok(!c.search('widget 1234', 5).some((h) => h.kind === 'fuzzy'), 'the word index is built on the first search');
+    assert.equal(await c.fuzzyReady(), true);
     const hits = new CompositeCatalog(new Catalog([]), c).search('widget 1234', 5);
     assert.equal(hits[0]?.record.id, rowOf(1234).id);
     assert.equal(hits[0]?.kind, 'fuzzy');
@@ -230,6 +232,7 @@ describe('dataset: background-built catalog (compact rows, shards, composite)', 
     const big = open(['*'], { fuzzyMaxRows: 1000 });
     await big.build();
     assert.deepEqual(big.search('widget 1234', 5), [], 'too many rows for a token index');
+    assert.equal(await big.fuzzyReady(), false);
     assert.equal(big.search('WX1230', 5)[0]?.kind, 'code', 'exact lookups still work');
     big.dispose();
   });

@@ -30,8 +30,10 @@ export interface DatasetCatalogOptions {
   maxShardRows?: number;
   /** Read and parse blocks for at most this long per event-loop turn (default 25 ms). */
   sliceMs?: number;
-  /** Fuzzy word search over the rows when at most this many are selected (default 100000): its
-   * token index costs ~40 bytes per row plus the vocabulary, too much next to 500k rows' engine. */
+  /** Fuzzy word search over the rows when at most this many are selected (default 100000). Its
+   * token index is built in the background on the first search that needs it (~1 MB per 1k rows
+   * of synthetic ErrLookup messages, postings and vocabulary): it would not fit next to 500k
+   * rows' engine in 400 MB. */
   fuzzyMaxRows?: number;
   /** After each shard: rows matchable so far, rows selected. */
   onProgress?: (readyRows: number, totalRows: number) => void;
@@ -126,8 +128,9 @@ export class DatasetCatalog implements ExtraCatalog {
   private readonly opts: DatasetCatalogOptions;
   private readonly jobs: { repo: string; ref: BlockRef }[];
   stats: DatasetBuildStats = { ms: 0, shards: 0, maxShardMs: 0, maxSliceMs: 0, rejected: 0, shardLog: [] };
-  /** Word tokens of the rows (small selections only, see fuzzyMaxRows); searchable once finished. */
-  private readonly tokens: TokenIndex | undefined;
+  /** Word tokens of the rows (small selections only, see fuzzyMaxRows), built on the first search. */
+  private tokens: TokenIndex | undefined;
+  private tokensBuild: Promise<boolean> | undefined;
   /** Rows whose pattern the engine refused (unsafe): never matched, like in Catalog. */
   readonly rejected: { row: number; reason: string }[] = [];
 
@@ -152,7 +155,6 @@ export class DatasetCatalog implements ExtraCatalog {
     this.jobs = jobs;
     this.total = total;
     this.rows = new DatasetRows(path.join(dir, ROWS_FILE), total, new Set(jobs.map((j) => j.repo)).size);
-    this.tokens = total <= (opts.fuzzyMaxRows ?? 100_000) ? new TokenIndex() : undefined;
   }
 
   /** Rows that match now (their shard is built). */
@@ -193,7 +195,6 @@ export class DatasetCatalog implements ExtraCatalog {
     let fd: number | undefined;
     let buf = Buffer.alloc(1 << 20);
     const ranges: number[] = [];
-    const tokenBuf: string[] = [];
     const buildShard = async (): Promise<void> => {
       if (patterns.length === 0) return;
       await yieldNow();
@@ -232,9 +233,8 @@ export class DatasetCatalog implements ExtraCatalog {
         if (ranges.length !== block.length * 2 || block.length !== count) throw new Error(`${ROWS_FILE}: a block does not match its head entry`);
         for (let k = 0; k < block.length; k++) {
           const p = block[k]!;
-          const row = this.rows.add(p, repo, offset + ranges[2 * k]!, ranges[2 * k + 1]! - ranges[2 * k]!);
+          this.rows.add(p, repo, offset + ranges[2 * k]!, ranges[2 * k + 1]! - ranges[2 * k]!);
           patterns.push(p[4]);
-          this.tokens?.add(row, searchTokens({ errorMessage: p[3], errorClass: p[6], tags: p[7], repo, errorCode: p[2] }, tokenBuf));
         }
         const now = performance.now();
         if (patterns.length >= shardRows) {
@@ -255,7 +255,6 @@ export class DatasetCatalog implements ExtraCatalog {
     if (this.cancelled) return false;
     await buildShard();
     if (this.cancelled) return false;
-    this.tokens?.finish(this.rows.count);
     this.stats.ms = performance.now() - t0;
     this.stats.rejected = this.rejected.length;
     this.finished = true;
@@ -309,11 +308,44 @@ export class DatasetCatalog implements ExtraCatalog {
       }
       ranked.forEach((r, rank) => add(r, 'pattern', SEARCH_SCORE.pattern - rank / (ranked.length + 1)));
     }
-    if (hits.length >= limit || !this.tokens?.finished) return hits;
+    if (hits.length >= limit) return hits;
+    if (!this.tokens) {
+      void this.fuzzyReady(); // the next searches have word hits
+      return hits;
+    }
     const rows = this.rows;
     const tie = (a: number, b: number): number => rows.severityRank(a) - rows.severityRank(b) || (rows.id(a) < rows.id(b) ? -1 : rows.id(a) > rows.id(b) ? 1 : 0);
     for (const f of this.tokens.fuzzy(query, limit + seen.size, tie)) add(f.index, 'fuzzy', fuzzyScore(f.score));
     return hits;
+  }
+
+  /**
+   * Build the word index for fuzzy search (in the background, after the rows are read; once).
+   * Resolves true when it is searchable, false when the selection is too large or the catalog was
+   * disposed first.
+   */
+  fuzzyReady(): Promise<boolean> {
+    if (this.tokensBuild) return this.tokensBuild;
+    if (this.total > (this.opts.fuzzyMaxRows ?? 100_000)) return Promise.resolve(false);
+    this.tokensBuild = (async () => {
+      if (!(await this.build())) return false;
+      const index = new TokenIndex();
+      const buf: string[] = [];
+      const sliceMs = this.opts.sliceMs ?? 25;
+      let slice = performance.now();
+      for (let r = 0; r < this.rows.count; r++) {
+        if (this.cancelled) return false;
+        index.add(r, searchTokens(this.rows.peek(r), buf));
+        if (performance.now() - slice >= sliceMs) {
+          await yieldNow();
+          slice = performance.now();
+        }
+      }
+      index.finish(this.rows.count);
+      this.tokens = index;
+      return true;
+    })();
+    return this.tokensBuild;
   }
 
   /** A record by id, slug or error code (that precedence, like Catalog.get). */

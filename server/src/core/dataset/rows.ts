@@ -210,6 +210,11 @@ export class DatasetRows {
     return this.cached(row).record;
   }
 
+  /** The record of a row without putting it in the cache (bulk reads). */
+  peek(row: number): LiteRecord {
+    return this.cache.get(row)?.record ?? this.readRecord(row);
+  }
+
   /** Capture names of a row's pattern (placeholder names of its message, as Catalog computes them). */
   captureNames(row: number): string[] {
     const c = this.cached(row);
