@@ -254,11 +254,13 @@ export class DatasetRows {
 
   private readRecord(row: number): LiteRecord {
     const repo = this.repo(row);
+    let fd = this.fd;
     try {
-      if (this.fd === undefined) throw new Error('closed');
+      // closed (a replaced catalog still answering a request in flight): open for this read only
+      if (fd === undefined) fd = fs.openSync(this.file, 'r');
       const len = this.length[row] === 0xffff ? this.longRows.get(row)! : this.length[row]!;
       if (this.readBuf.length < len) this.readBuf = Buffer.alloc(Math.max(len, this.readBuf.length * 2));
-      const got = fs.readSync(this.fd, this.readBuf, 0, len, this.offset[row]!);
+      const got = fs.readSync(fd, this.readBuf, 0, len, this.offset[row]!);
       if (got !== len) throw new Error('short read');
       const p = JSON.parse(this.readBuf.toString('utf8', 0, len)) as PackedRow;
       if (p[0] !== this.id(row)) throw new Error('row moved');
@@ -266,6 +268,8 @@ export class DatasetRows {
     } catch {
       // the rows file went away or changed under us (a sync replaced the version): what memory has
       return liteFromRow({ id: this.id(row), repo, slug: this.id(row), code: this.errorCode(row), msg: '', pattern: '', type: 'exception', cls: null, tags: [], sev: this.severity(row) }, this.intern);
+    } finally {
+      if (fd !== undefined && fd !== this.fd) fs.closeSync(fd);
     }
   }
 
