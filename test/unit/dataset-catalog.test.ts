@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { Catalog, CompositeCatalog } from '../../server/src/core/catalog';
 import { DatasetCatalog } from '../../server/src/core/dataset/datasetCatalog';
 import { isLiteRecord } from '../../server/src/core/dataset/lite';
+import { readHead } from '../../server/src/core/dataset/prepared';
 import { rowRanges } from '../../server/src/core/dataset/rows';
 import { DatasetService } from '../../server/src/core/dataset/service';
 import { DatasetStore } from '../../server/src/core/dataset/store';
@@ -253,6 +254,21 @@ describe('dataset: background-built catalog (compact rows, shards, composite)', 
     // rows of built shards still match (a request in flight on a replaced catalog), records whole
     assert.equal(c.matchLine(lineFor(0))[0]?.record.errorMessage, rowOf(0).msg);
     assert.equal(c.matchLine(lineFor(ROWS - 1)).length, 0);
+  });
+
+  it('a rows file cut short: the rows read so far match, and the build says why it stopped', async () => {
+    const live = new DatasetStore({ cacheDir, url }).liveDir()!;
+    const copy = path.join(tmp, 'cut');
+    fs.cpSync(live, copy, { recursive: true });
+    const rowsFile = path.join(copy, 'index.rows');
+    fs.truncateSync(rowsFile, Math.floor(fs.statSync(rowsFile).size / 2));
+    const c = new DatasetCatalog(copy, readHead(copy)!, { shardRows: 300 });
+    assert.equal(await c.build(), true);
+    assert.match(c.stats.readError ?? '', /shorter than its head says/);
+    assert.ok(c.rows.count > 0 && c.rows.count < ROWS, `${c.rows.count} rows`);
+    assert.equal(c.matchLine(lineFor(0))[0]?.record.id, rowOf(0).id);
+    assert.equal(c.matchLine(lineFor(ROWS - 1)).length, 0);
+    c.dispose();
   });
 
   it('the server keeps one catalog across reloads and replaces it when the selection changes', async () => {

@@ -55,6 +55,7 @@ export class DatasetCatalogs {
             this.log.info(
               `Error Explainer: ${c.rows.count} dataset rows match (${c.stats.shards} shards, ${Math.round(performance.now() - t0)} ms in the background, longest step ${Math.round(Math.max(c.stats.maxShardMs, c.stats.maxSliceMs))} ms)`,
             );
+            if (c.stats.readError) this.log.warn(`the dataset cache could not be read to the end (${c.stats.readError}): ${c.rows.count} of ${c.total} rows are used`);
             this.onReady(c);
           });
         }

@@ -2,7 +2,7 @@
 // block by block from the prepared form (index.rows) into compact columns (rows.ts), and every
 // `shardRows` rows become one MatchEngine shard, each built in its own event-loop turn. Matching
 // uses the shards built so far, so a line of a row whose shard is ready matches while the rest
-// still builds; `ready` resolves when every selected row is matchable (full recall: no row is
+// still builds; build() resolves when every selected row is matchable (full recall: no row is
 // dropped). The shard size adapts to keep each synchronous build near `targetShardMs`.
 //
 // Records are made only when shown (a match, a lookup, a search hit): see DatasetRows.record().
@@ -54,6 +54,8 @@ export interface DatasetBuildStats {
   /** Longest synchronous read/parse slice (ms). */
   maxSliceMs: number;
   rejected: number;
+  /** Why reading the rows file stopped early (the rows read so far are served), if it did. */
+  readError?: string;
   /** Rows per shard and its build time (ms), in build order. */
   shardLog: [rows: number, ms: number][];
 }
@@ -169,8 +171,8 @@ export class DatasetCatalog implements ExtraCatalog {
 
   /**
    * Read the rows and build the shards in the background (idempotent). Resolves true when every
-   * row matches, false when cancelled (dispose) first. Never throws: a failing read ends the
-   * build with the rows read so far.
+   * row read matches, false when cancelled (dispose) first. Never throws: a rows file that cannot
+   * be read to the end ends the build with the rows read so far (stats.readError says why).
    */
   build(): Promise<boolean> {
     this.building ??= this.run();
@@ -247,8 +249,9 @@ export class DatasetCatalog implements ExtraCatalog {
           sliceStart = performance.now();
         }
       }
-    } catch {
+    } catch (e) {
       // unreadable or inconsistent rows file: serve the rows read so far
+      this.stats.readError = (e as Error).message;
     } finally {
       if (fd !== undefined) fs.closeSync(fd);
     }
