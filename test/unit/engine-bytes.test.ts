@@ -188,9 +188,16 @@ describe('LineBlocks + forEachMatchingLine (the CLI scan reader)', () => {
         for (const m of e.matchLine(line)) want.push([n, m.text]);
       });
       const got: [number, string][] = [];
-      const b = await forEachMatchingLine(chunks(), e, (n, ms) => {
-        for (const m of ms) got.push([n, m.text]);
-      });
+      // byteThreshold 0: every block through matchBytes (by default small inputs are matched as text)
+      const b = await forEachMatchingLine(
+        chunks(),
+        e,
+        (n, ms) => {
+          for (const m of ms) got.push([n, m.text]);
+        },
+        undefined,
+        { byteThreshold: 0 },
+      );
       assert.equal(b.lines, a.lines, JSON.stringify(all.toString('latin1')));
       assert.deepEqual(got, want, JSON.stringify(all.toString('latin1')));
     }

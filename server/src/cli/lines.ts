@@ -94,19 +94,26 @@ export function splitSegment(segment: string, onLine: (line: string) => void): v
  * The same lines as forEachLine, matched with the engine's byte-level scan: blocks of raw bytes go
  * to MatchEngine.matchBytes and only lines where a record's key occurs are decoded. Calls
  * onMatches(lineNumber, matches) for each line with matches (1-based numbers, as forEachLine).
- * A block holding a lone CR (a line end for editors) is split and matched as text instead.
+ * The first bytes of the input (and any block holding a lone CR, a line end for editors) are
+ * split and matched as text: a small input never pays for the byte index.
  */
 export async function forEachMatchingLine(
   input: Readable,
   engine: MatchEngine,
   onMatches: (lineNumber: number, matches: LineMatch[]) => void,
   afterChunk: () => Promise<boolean | void> = async () => undefined,
+  opts: { byteThreshold?: number } = {},
 ): Promise<LineStats> {
   const blocks = new LineBlocks(MAX_LINE);
   const stats: LineStats = { lines: 0, truncatedLines: 0 };
   const decoder = new TextDecoder('utf-8');
+  // Building the byte index costs about 10 µs per record and saves about 10 ns per byte scanned:
+  // blocks are matched as text until the input is large enough for the index to pay for itself.
+  const byteThreshold = opts.byteThreshold ?? Math.max(1 << 20, 1000 * engine.size);
+  let seen = 0;
   const onBlock = (buf: Uint8Array, n: number): void => {
-    if (hasLoneCr(buf, n)) {
+    seen += n;
+    if (seen <= byteThreshold || hasLoneCr(buf, n)) {
       const text = decoder.decode(buf.subarray(0, n));
       const segs = text.split('\n');
       if (text.endsWith('\n')) segs.pop();
