@@ -119,12 +119,13 @@ function utf8Slice(b: Buffer, a: number, e: number): string {
 export class MatchEngine {
   readonly size: number;
   readonly rejected: { entry: number; reason: string }[] = [];
-  readonly stats: EngineStats;
+  /** Build statistics (complete once the build is). */
+  stats: EngineStats = { chain: 0, regex: 0, rejected: 0, unkeyed: 0, tiers: [], direct: 0, indexBytes: 0 };
 
   private readonly matchers: (Matcher | undefined)[];
   private readonly literalLengths: Int32Array;
   private readonly keys: string[];
-  private readonly tiers: Tier[];
+  private tiers: Tier[] = [];
   private readonly unkeyed: number[] = [];
   /** Records of sparse tiers: their keys are searched with indexOf. */
   private readonly direct: number[] = [];
@@ -153,12 +154,19 @@ export class MatchEngine {
     this.lineSeen = new Int32Array(n);
     this.resultAt = new Int32Array(n);
     this.compare = compareMatches(entries);
+  }
 
+  /** The build, as steps: each `yield` is a point where an incremental build may give the event
+   * loop a turn (about every thousand records). */
+  private *buildSteps(): Generator<void, void, void> {
+    const entries = this.entries;
+    const n = entries.length;
     // 1. classify
     const literals: string[][] = new Array<string[]>(n);
     let chain = 0;
     let regex = 0;
     for (let i = 0; i < n; i++) {
+      if ((i & 1023) === 1023) yield;
       const c = classify(entries[i]!.pattern);
       if ('problem' in c) {
         this.rejected.push({ entry: i, reason: c.problem });
@@ -183,6 +191,7 @@ export class MatchEngine {
     const counts16 = new GramCounts(16, bits);
     const counts8 = new GramCounts(8, bits);
     for (let i = 0; i < n; i++) {
+      if ((i & 1023) === 1023) yield;
       if (!this.matchers[i]) continue;
       for (const l of literals[i]!)
         for (let p = 1; p + 8 <= l.length; p++)
@@ -193,6 +202,7 @@ export class MatchEngine {
     }
     const inAnchored = new Uint8Array(n);
     for (let i = 0; i < n; i++) {
+      if ((i & 1023) === 1023) yield;
       if (!this.matchers[i]) continue;
       let best = Infinity;
       let key = '';
@@ -219,6 +229,7 @@ export class MatchEngine {
     // 2b. the rest: strided tiers
     const longestOf = new Int32Array(n);
     for (let i = 0; i < n; i++) {
+      if ((i & 1023) === 1023) yield;
       if (!this.matchers[i] || inAnchored[i]) continue;
       let longest = 0;
       for (const l of literals[i]!) if (l.length > longest) longest = l.length;
@@ -228,6 +239,7 @@ export class MatchEngine {
     const tiers = TIERS.map(([m, q]) => new Tier(m, q));
     const tierOf = new Int8Array(n).fill(-1);
     for (let i = 0; i < n; i++) {
+      if ((i & 1023) === 1023) yield;
       if (!this.matchers[i] || inAnchored[i]) continue;
       const longest = longestOf[i]!;
       if (longest === 0) {
@@ -244,12 +256,16 @@ export class MatchEngine {
     }
     const countsByQ = new Map<number, GramCounts>();
     for (let i = 0; i < n; i++) {
+      if ((i & 1023) === 1023) yield;
       const t = tierOf[i]!;
       if (t < 0) continue;
       const q = tiers[t]!.q;
       if (!countsByQ.has(q)) {
         const counts = new GramCounts(q, bits);
-        for (let k = 0; k < n; k++) if (this.matchers[k]) for (const l of literals[k]!) if (l.length >= q) counts.addLiteral(l);
+        for (let k = 0; k < n; k++) {
+          if ((k & 1023) === 1023) yield;
+          if (this.matchers[k]) for (const l of literals[k]!) if (l.length >= q) counts.addLiteral(l);
+        }
         countsByQ.set(q, counts);
       }
       const counts = countsByQ.get(q)!;
@@ -280,7 +296,7 @@ export class MatchEngine {
     for (const t of [anchored16, anchored8, ...tiers]) {
       if (t.size === 0) continue;
       tierStats.push({ m: t.m, records: t.size, stride: t.anchored ? 0 : t.stride });
-      t.build(this.keys);
+      yield* t.buildSteps(this.keys);
       indexBytes += t.bytes();
       if (t === anchored8 && shareAnchors) anchored16.partner = t; // scanned with anchored16
       else this.tiers.push(t);
@@ -288,8 +304,30 @@ export class MatchEngine {
     this.stats = { chain, regex, rejected: this.rejected.length, unkeyed: this.unkeyed.length, tiers: tierStats, direct: this.direct.length, indexBytes };
   }
 
-  static build(entries: EngineEntry[]): MatchEngine {
-    return new MatchEngine(entries);
+  static build(entries: readonly EngineEntry[]): MatchEngine {
+    const e = new MatchEngine(entries);
+    for (const _ of e.buildSteps());
+    return e;
+  }
+
+  /**
+   * The same engine, built in slices of about `sliceMs` (default 25) with an event-loop turn
+   * between them, so a server stays responsive while it indexes a large record set. Resolves
+   * undefined when `cancelled()` turns true (checked between slices).
+   */
+  static async buildAsync(entries: readonly EngineEntry[], opts: { sliceMs?: number; cancelled?: () => boolean; onSlice?: (ms: number) => void } = {}): Promise<MatchEngine | undefined> {
+    const sliceMs = opts.sliceMs ?? 25;
+    const e = new MatchEngine(entries);
+    const steps = e.buildSteps();
+    for (;;) {
+      const t0 = performance.now();
+      let done = false;
+      while (!(done = steps.next().done === true) && performance.now() - t0 < sliceMs);
+      opts.onSlice?.(performance.now() - t0);
+      if (done) return e;
+      await new Promise<void>((r) => setImmediate(r));
+      if (opts.cancelled?.()) return undefined;
+    }
   }
 
   /** Every matching entry, ranked, one match (the leftmost) per entry. */

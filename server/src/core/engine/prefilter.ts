@@ -152,6 +152,11 @@ export class Tier {
 
   /** Build the table from the members' keys. */
   build(keys: string[]): void {
+    for (const _ of this.buildSteps(keys));
+  }
+
+  /** build(), as steps (a `yield` about every 16k keys: see MatchEngine.buildAsync). */
+  *buildSteps(keys: string[]): Generator<void, void, void> {
     const per = this.stride;
     const count = this.members.length * per;
     const buckets = pow2AtLeast(Math.max(16, count));
@@ -162,7 +167,9 @@ export class Tier {
     const hashOf = new Int32Array(count);
     const counts = new Int32Array(buckets + 1);
     let e = 0;
+    let done = 0;
     for (const rec of this.members) {
+      if ((++done & 16383) === 0) yield;
       const key = keys[rec]!;
       for (let off = 0; off < per; off++) {
         const h = this.odd ? (this.q === 16 ? oddHash16(key, off) : oddHash8(key, off)) : hashAt(key, off, this.q);
@@ -178,7 +185,9 @@ export class Tier {
     const fill = counts; // reuse as insertion cursors
     this.ent = new Int32Array(count * 2);
     e = 0;
+    yield;
     for (const rec of this.members) {
+      if ((++done & 16383) === 0) yield;
       for (let off = 0; off < per; off++) {
         const h = hashOf[e++]!;
         const slot = fill[h >>> this.bucketShift]!++;
