@@ -1,9 +1,11 @@
 // The selected rows of the dataset as a catalog that builds in the background: rows are read
-// block by block from the prepared form (index.rows) into compact columns (rows.ts), and every
-// `shardRows` rows become one MatchEngine shard, each built in its own event-loop turn. Matching
-// uses the shards built so far, so a line of a row whose shard is ready matches while the rest
-// still builds; build() resolves when every selected row is matchable (full recall: no row is
-// dropped). The shard size adapts to keep each synchronous build near `targetShardMs`.
+// block by block from the prepared form (index.rows) into compact columns (rows.ts), then one
+// MatchEngine over all of them is built with MatchEngine.buildAsync (time slices of `sliceMs`
+// with event-loop turns between them), so the server keeps answering meanwhile and a line is then
+// scanned once, whatever the number of rows. build() resolves when every selected row is
+// matchable (full recall: no row is dropped). With `shardRows` set, every that many rows become
+// their own engine as soon as they are read (rows join while the rest is read; each line is then
+// scanned once per shard, so matching costs grow with the number of shards).
 //
 // Records are made only when shown (a match, a lookup, a search hit): see DatasetRows.record().
 // Engine entries are made on access (entriesView): their id/pattern/captureNames/errorCode are
@@ -21,10 +23,10 @@ import { DatasetRows, type PackedRow, rowRanges } from './rows';
 export interface DatasetCatalogOptions {
   /** Which repositories (default: all in the head). */
   select?: (repo: string) => boolean;
-  /** First shard size in rows (default 4000: it also warms up the engine code); later ones adapt to targetShardMs. */
+  /** Rows per shard (default: all rows in one engine). Smaller shards make rows matchable while
+   * the rest is read, but every shard scans each line again. */
   shardRows?: number;
-  /** Aim for synchronous shard builds of about this long (default 120 ms). Fewer, larger shards
-   * match faster (each shard scans the line once), smaller ones stall the event loop less. */
+  /** With shardRows: later shards adapt their size to build in about this long (default: no adaptation). */
   targetShardMs?: number;
   minShardRows?: number;
   maxShardRows?: number;
@@ -49,7 +51,7 @@ export interface DatasetBuildStats {
   /** Wall time from build() to ready (ms). */
   ms: number;
   shards: number;
-  /** Longest synchronous shard build (ms). */
+  /** Longest synchronous step of a shard build (ms): one time slice of MatchEngine.buildAsync. */
   maxShardMs: number;
   /** Longest synchronous read/parse slice (ms). */
   maxSliceMs: number;
@@ -188,10 +190,10 @@ export class DatasetCatalog implements ExtraCatalog {
   private async run(): Promise<boolean> {
     const t0 = performance.now();
     const sliceMs = this.opts.sliceMs ?? 25;
-    const target = this.opts.targetShardMs ?? 120;
+    const target = this.opts.targetShardMs;
     const minRows = this.opts.minShardRows ?? 2000;
-    const maxRows = this.opts.maxShardRows ?? 60000;
-    let shardRows = this.opts.shardRows ?? 4000;
+    const maxRows = this.opts.maxShardRows ?? Infinity;
+    let shardRows = this.opts.shardRows ?? Infinity;
     let patterns: string[] = [];
     let shardStart = 0;
     let fd: number | undefined;
@@ -204,18 +206,28 @@ export class DatasetCatalog implements ExtraCatalog {
       const entries = entriesView(this.rows, shardStart, patterns.length);
       this.rows.setPending(shardStart, patterns);
       const t = performance.now();
-      const engine = MatchEngine.build(entries);
+      let slowest = 0;
+      const engine = await MatchEngine.buildAsync(entries, {
+        sliceMs,
+        cancelled: () => this.cancelled,
+        onSlice: (ms) => {
+          slowest = Math.max(slowest, ms);
+        },
+      });
       const ms = performance.now() - t;
       this.rows.setPending(0, undefined);
+      if (!engine) return; // cancelled
       for (const r of engine.rejected) this.rejected.push({ row: shardStart + r.entry, reason: r.reason });
       this.shards.push({ start: shardStart, engine });
       this.readyRowsCount = shardStart + patterns.length;
-      this.stats.maxShardMs = Math.max(this.stats.maxShardMs, ms);
+      this.stats.maxShardMs = Math.max(this.stats.maxShardMs, slowest);
       this.stats.shards++;
       this.stats.shardLog.push([patterns.length, Math.round(ms)]);
-      // next shard: aim at the target time (build time is about linear in rows)
-      const scaled = Math.round((patterns.length * target) / Math.max(1, ms));
-      shardRows = Math.max(minRows, Math.min(maxRows, Math.round((shardRows + scaled) / 2)));
+      if (target !== undefined && Number.isFinite(shardRows)) {
+        // next shard: aim at the target time (build time is about linear in rows)
+        const scaled = Math.round((patterns.length * target) / Math.max(1, ms));
+        shardRows = Math.max(minRows, Math.min(maxRows, Math.round((shardRows + scaled) / 2)));
+      }
       shardStart += patterns.length;
       patterns = [];
       this.opts.onProgress?.(this.readyRowsCount, this.total);
