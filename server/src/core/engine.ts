@@ -122,7 +122,11 @@ export class MatchEngine {
   /** Build statistics (complete once the build is). */
   stats: EngineStats = { chain: 0, regex: 0, rejected: 0, unkeyed: 0, tiers: [], direct: 0, indexBytes: 0 };
 
-  private readonly matchers: (Matcher | undefined)[];
+  /** usable[i] = 1: record i has a safe pattern (0: rejected, never matched). */
+  private readonly usable: Uint8Array;
+  /** Matchers of records that were candidates (made on first use from the pattern: at 500k
+   * records, matchers and their literal strings for every record would hold ~100 MB). */
+  private readonly matcherCache = new Map<number, Matcher>();
   private readonly literalLengths: Int32Array;
   private readonly keys: string[];
   private tiers: Tier[] = [];
@@ -147,7 +151,7 @@ export class MatchEngine {
   private constructor(private readonly entries: readonly EngineEntry[]) {
     const n = entries.length;
     this.size = n;
-    this.matchers = new Array<Matcher | undefined>(n);
+    this.usable = new Uint8Array(n);
     this.literalLengths = new Int32Array(n);
     this.keys = new Array<string>(n).fill('');
     this.seen = new Int32Array(n);
@@ -173,7 +177,7 @@ export class MatchEngine {
         literals[i] = [];
         continue;
       }
-      this.matchers[i] = c.matcher;
+      this.usable[i] = 1;
       this.literalLengths[i] = c.literalLength;
       literals[i] = c.literals;
       if (c.matcher instanceof ChainMatcher) chain++;
@@ -192,7 +196,7 @@ export class MatchEngine {
     const counts8 = new GramCounts(8, bits);
     for (let i = 0; i < n; i++) {
       if ((i & 1023) === 1023) yield;
-      if (!this.matchers[i]) continue;
+      if (!this.usable[i]) continue;
       for (const l of literals[i]!)
         for (let p = 1; p + 8 <= l.length; p++)
           if (isAnchor(l.charCodeAt(p - 1))) {
@@ -203,7 +207,7 @@ export class MatchEngine {
     const inAnchored = new Uint8Array(n);
     for (let i = 0; i < n; i++) {
       if ((i & 1023) === 1023) yield;
-      if (!this.matchers[i]) continue;
+      if (!this.usable[i]) continue;
       let best = Infinity;
       let key = '';
       let q = 8;
@@ -230,7 +234,7 @@ export class MatchEngine {
     const longestOf = new Int32Array(n);
     for (let i = 0; i < n; i++) {
       if ((i & 1023) === 1023) yield;
-      if (!this.matchers[i] || inAnchored[i]) continue;
+      if (!this.usable[i] || inAnchored[i]) continue;
       let longest = 0;
       for (const l of literals[i]!) if (l.length > longest) longest = l.length;
       longestOf[i] = longest;
@@ -240,7 +244,7 @@ export class MatchEngine {
     const tierOf = new Int8Array(n).fill(-1);
     for (let i = 0; i < n; i++) {
       if ((i & 1023) === 1023) yield;
-      if (!this.matchers[i] || inAnchored[i]) continue;
+      if (!this.usable[i] || inAnchored[i]) continue;
       const longest = longestOf[i]!;
       if (longest === 0) {
         this.unkeyed.push(i);
@@ -264,7 +268,7 @@ export class MatchEngine {
         const counts = new GramCounts(q, bits);
         for (let k = 0; k < n; k++) {
           if ((k & 1023) === 1023) yield;
-          if (this.matchers[k]) for (const l of literals[k]!) if (l.length >= q) counts.addLiteral(l);
+          if (this.usable[k]) for (const l of literals[k]!) if (l.length >= q) counts.addLiteral(l);
         }
         countsByQ.set(q, counts);
       }
@@ -455,7 +459,7 @@ export class MatchEngine {
   private buildByteIndex(opts?: { halfStride?: boolean }): ByteIndex {
     const literals: (string[] | null)[] = new Array<string[] | null>(this.size);
     for (let i = 0; i < this.size; i++) {
-      if (!this.matchers[i]) literals[i] = null;
+      if (!this.usable[i]) literals[i] = null;
       else {
         const pattern = this.entries[i]!.pattern;
         literals[i] = parseSimplePattern(pattern)?.literals ?? patternInfo(pattern)?.requiredLiterals ?? [];
@@ -619,7 +623,8 @@ export class MatchEngine {
     const terms = terminators(text);
     const json = view !== undefined && view.kind === 'json';
     for (const rec of cands) {
-      const raw = this.matchers[rec]!.match(text, terms);
+      if (!this.usable[rec]) continue;
+      const raw = this.matcherOf(rec)?.match(text, terms);
       if (!raw) continue;
       const start = view ? view.toOriginal(raw.start) : raw.start;
       if (this.lineSeen[rec] === this.lineStamp) {
@@ -635,6 +640,23 @@ export class MatchEngine {
       this.fromJson[results.length] = json;
       results.push(this.toLineMatch(rec, raw, start, view, line));
     }
+  }
+
+  /** The matcher of a usable record (cached; the cache is emptied when it grows past 2^17).
+   * Undefined if the entry's pattern no longer classifies (it changed after the build). */
+  private matcherOf(rec: number): Matcher | undefined {
+    let m = this.matcherCache.get(rec);
+    if (!m) {
+      const c = classify(this.entries[rec]!.pattern);
+      if ('problem' in c) {
+        this.usable[rec] = 0;
+        return undefined;
+      }
+      m = c.matcher;
+      if (this.matcherCache.size >= 1 << 17) this.matcherCache.clear();
+      this.matcherCache.set(rec, m);
+    }
+    return m;
   }
 
   private toLineMatch(rec: number, raw: RawMatch, start: number, view: LineView | undefined, line: string): LineMatch {
