@@ -91,6 +91,13 @@ export function compareMatches(entries: readonly EngineEntry[]): (a: LineMatch, 
   };
 }
 
+/** The literals every match of a usable pattern contains (classify's, without making a matcher). */
+function requiredLiterals(pattern: string): string[] {
+  const simple = parseSimplePattern(pattern);
+  if (simple && !simple.literals.some(hasTerminator)) return simple.literals;
+  return patternInfo(pattern)?.requiredLiterals ?? [];
+}
+
 /** Literal segments and matcher of a pattern, or a reason to reject it. */
 function classify(pattern: string): { matcher: Matcher; literals: string[]; literalLength: number } | { problem: string } {
   const simple = parseSimplePattern(pattern);
@@ -165,8 +172,14 @@ export class MatchEngine {
   private *buildSteps(): Generator<void, void, void> {
     const entries = this.entries;
     const n = entries.length;
-    // 1. classify
-    const literals: string[][] = new Array<string[]>(n);
+    // 1. classify, and count the anchored grams of every literal (literals are not kept: at 500k
+    //    records they would be ~100 MB held through the whole build; step 2 parses them again)
+    const bits = n > 200_000 ? 22 : n > 20_000 ? 20 : 18; // small enough to stay in cache
+    const anchored16 = new Tier(16, 16, true);
+    const anchored8 = new Tier(8, 8, true);
+    const isAnchor = (c: number) => c === 0x20 || c === 0x5f;
+    const counts16 = new GramCounts(16, bits);
+    const counts8 = new GramCounts(8, bits);
     let chain = 0;
     let regex = 0;
     for (let i = 0; i < n; i++) {
@@ -174,36 +187,25 @@ export class MatchEngine {
       const c = classify(entries[i]!.pattern);
       if ('problem' in c) {
         this.rejected.push({ entry: i, reason: c.problem });
-        literals[i] = [];
         continue;
       }
       this.usable[i] = 1;
       this.literalLengths[i] = c.literalLength;
-      literals[i] = c.literals;
       if (c.matcher instanceof ChainMatcher) chain++;
       else regex++;
-    }
-
-    // 2. one key per record, in the longest tier its literals allow, chosen by rarity of its
-    //    q-grams across all records' literals (counted once per q actually used)
-    const bits = n > 200_000 ? 22 : n > 20_000 ? 20 : 18; // small enough to stay in cache
-    // 2a. anchored keys: right after a space or '_' inside a literal, indexed by their first
-    //     16 chars when the literal allows (few records share a 16-gram), else their first 8
-    const anchored16 = new Tier(16, 16, true);
-    const anchored8 = new Tier(8, 8, true);
-    const isAnchor = (c: number) => c === 0x20 || c === 0x5f;
-    const counts16 = new GramCounts(16, bits);
-    const counts8 = new GramCounts(8, bits);
-    for (let i = 0; i < n; i++) {
-      if ((i & 1023) === 1023) yield;
-      if (!this.usable[i]) continue;
-      for (const l of literals[i]!)
+      // 2. one key per record, in the longest tier its literals allow, chosen by rarity of its
+      //    grams across all records' literals. 2a. anchored keys: right after a space or '_'
+      //    inside a literal, indexed by their first 16 chars when the literal allows (few records
+      //    share a 16-gram), else their first 8
+      for (const l of c.literals)
         for (let p = 1; p + 8 <= l.length; p++)
           if (isAnchor(l.charCodeAt(p - 1))) {
             counts8.addAt(l, p);
             if (p + 16 <= l.length) counts16.addAt(l, p);
           }
     }
+    /** Literals of the records without an anchored key (for the strided tiers below). */
+    const literals: string[][] = new Array<string[]>(n);
     const inAnchored = new Uint8Array(n);
     for (let i = 0; i < n; i++) {
       if ((i & 1023) === 1023) yield;
@@ -211,7 +213,8 @@ export class MatchEngine {
       let best = Infinity;
       let key = '';
       let q = 8;
-      for (const l of literals[i]!)
+      const lits = requiredLiterals(entries[i]!.pattern);
+      for (const l of lits)
         for (let p = 1; p + 8 <= l.length; p++) {
           if (!isAnchor(l.charCodeAt(p - 1))) continue;
           // a 16-gram key is preferred: its count is compared with a head start
@@ -227,7 +230,7 @@ export class MatchEngine {
         this.keys[i] = key;
         (q === 16 ? anchored16 : anchored8).add(i);
         inAnchored[i] = 1;
-      }
+      } else literals[i] = lits;
     }
 
     // 2b. the rest: strided tiers
@@ -268,7 +271,7 @@ export class MatchEngine {
         const counts = new GramCounts(q, bits);
         for (let k = 0; k < n; k++) {
           if ((k & 1023) === 1023) yield;
-          if (this.usable[k]) for (const l of literals[k]!) if (l.length >= q) counts.addLiteral(l);
+          if (this.usable[k]) for (const l of literals[k] ?? requiredLiterals(entries[k]!.pattern)) if (l.length >= q) counts.addLiteral(l);
         }
         countsByQ.set(q, counts);
       }
