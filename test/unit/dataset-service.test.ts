@@ -4,7 +4,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { DatasetService } from '../../server/src/core/dataset/service';
+import { DatasetService, sourceLabel } from '../../server/src/core/dataset/service';
 import { isLiteRecord } from '../../server/src/core/dataset/lite';
 import { FIXTURE_DATASET, FixtureServer } from './datasetServer';
 
@@ -25,6 +25,12 @@ describe('dataset: DatasetService (server side)', () => {
   });
   afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
+  it('names the dataset source in the opt-in offer: the public host, a mirror, a local folder', () => {
+    assert.equal(sourceLabel('https://errors.standardbeagle.com'), 'errors.standardbeagle.com');
+    assert.equal(sourceLabel('https://mirror.example.test:8443/errlookup/'), 'mirror.example.test:8443');
+    assert.equal(sourceLabel('file:///srv/err%20lookup'), 'the folder /srv/err lookup');
+  });
+
   it('does nothing before opt-in except offer it once', async () => {
     const ds = new DatasetService(path.join(tmp, 'dataset'));
     ds.configure({ url: server.base('s', 'current'), repos: ['*'], refreshHours: 24 });
@@ -33,6 +39,7 @@ describe('dataset: DatasetService (server side)', () => {
     const offer = ds.pendingSuggestion([WS]);
     assert.equal(offer?.kind, 'optIn');
     assert.match(offer!.message, /^Your workspace uses left-pad, axios, express and \d+ more\. Download ErrLookup's explanations/);
+    assert.ok(offer!.message.endsWith(`(${new URL(server.base('s', 'current')).host})?`), `the configured source is named: ${offer!.message}`);
     assert.equal(ds.pendingSuggestion([WS]), undefined, 'offered once');
     assert.equal(new DatasetService(path.join(tmp, 'dataset')).pendingSuggestion([WS]), undefined, 'also after a restart');
     assert.equal(ds.suggest([WS]).needsSync, true);

@@ -48,6 +48,17 @@ export interface DatasetServiceSuggestions {
   needsSync: boolean;
 }
 
+/** Where the dataset comes from, as the opt-in message names it: a host, or a local folder. */
+export function sourceLabel(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.protocol === 'file:') return `the folder ${decodeURIComponent(u.pathname)}`;
+    return u.host || url;
+  } catch {
+    return url;
+  }
+}
+
 export class DatasetService {
   private store: DatasetStore | undefined;
   private settings: DatasetSettings = { url: 'https://errors.standardbeagle.com', repos: [], refreshHours: 24 };
@@ -152,7 +163,7 @@ export class DatasetService {
       if (deps.length === 0) return undefined;
       const names = [...new Set(deps.map((d) => d.name))];
       const listed = names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ');
-      out = { kind: 'optIn', message: `Your workspace uses ${listed}. Download ErrLookup's explanations of their errors (errors.standardbeagle.com)?`, repos: [] };
+      out = { kind: 'optIn', message: `Your workspace uses ${listed}. Download ErrLookup's explanations of their errors (${sourceLabel(this.settings.url)})?`, repos: [] };
     } else {
       if (kinds.includes('useRepos')) return undefined;
       const r = this.suggest(folders);
