@@ -81,8 +81,10 @@ export class ByteTier {
   table: Int32Array = new Int32Array(BUCKET_WORDS);
   bucketShift = 31;
   bucketMask = 0;
-  private readonly pendingKeys: Uint8Array[] = [];
+  /** Keys before build: record and offset of its key bytes in `src` (one buffer for all keys). */
   private readonly pendingRecs: number[] = [];
+  private readonly pendingOffs: number[] = [];
+  private src: Uint8Array = new Uint8Array(0);
   private count = 0; // keys added
 
   constructor(
@@ -99,17 +101,20 @@ export class ByteTier {
     return this.count;
   }
 
-  add(rec: number, key: Uint8Array): void {
-    this.pendingKeys.push(key);
+  /** Record rec's key: the keyLen bytes of src at off (every key of a tier comes from the same src). */
+  add(rec: number, src: Uint8Array, off: number): void {
+    this.src = src;
     this.pendingRecs.push(rec);
+    this.pendingOffs.push(off);
     this.count++;
   }
 
   build(): void {
-    const keys = this.pendingKeys;
+    const keys = this.pendingOffs.length;
+    const src = this.src;
     const m = this.keyLen;
     const per = this.stride;
-    const count = keys.length * per;
+    const count = keys * per;
     const buckets = pow2AtLeast(Math.max(4, Math.ceil(count / 3)));
     this.bucketShift = 32 - Math.log2(buckets);
     this.bucketMask = buckets - 1;
@@ -118,12 +123,12 @@ export class ByteTier {
     this.bits = new Uint8Array(bitCount >>> 3);
     this.bitShift = 32 - Math.log2(bitCount);
     const t = this.table;
-    for (let s = 0; s < keys.length; s++) {
-      const kb = keys[s]!;
-      const fp = fingerprint(kb, 0, m);
+    for (let s = 0; s < keys; s++) {
+      const at = this.pendingOffs[s]!;
+      const fp = fingerprint(src, at, m);
       const rec = this.pendingRecs[s]!;
       for (let off = 0; off < per; off++) {
-        const h = windowHash(kb, off, this.span);
+        const h = windowHash(src, at + off, this.span);
         const b1 = h >>> this.bitShift;
         this.bits[b1 >>> 3]! |= 1 << (b1 & 7);
         const b2 = Math.imul(h, C5) >>> this.bitShift;
@@ -144,8 +149,9 @@ export class ByteTier {
         }
       }
     }
-    this.pendingKeys.length = 0;
+    this.pendingOffs.length = 0;
     this.pendingRecs.length = 0;
+    this.src = new Uint8Array(0);
   }
 
   bytes(): number {
@@ -358,26 +364,27 @@ export class ByteGramCounts {
     this.counts = new Uint8Array(1 << bits);
     this.shift = 32 - bits;
   }
-  add(lit: Uint8Array): void {
-    for (let j = 0; j + this.span <= lit.length; j += 2) {
-      const i = windowHash(lit, j, this.span) >>> this.shift;
+  /** Count the windows of the literal b[off, off + len) (every second one). */
+  add(b: Uint8Array, off: number, len: number): void {
+    for (let j = 0; j + this.span <= len; j += 2) {
+      const i = windowHash(b, off + j, this.span) >>> this.shift;
       const c = this.counts[i]!;
       if (c !== 255) this.counts[i] = c + 1;
     }
   }
-  /** Start and cost of the best key of m bytes in lit (cost: sum of its windows' counts). */
-  bestWindow(lit: Uint8Array, m: number): { start: number; cost: number } {
+  /** Start (in the literal) and cost of the best key of m bytes in b[off, off + len) (cost: sum of its windows' counts). */
+  bestWindow(b: Uint8Array, off: number, len: number, m: number): { start: number; cost: number } {
     const span = this.span;
-    const grams = lit.length - span + 1;
+    const grams = len - span + 1;
     if (this.scratch.length < grams) this.scratch = new Float64Array(grams * 2);
     const c = this.scratch;
-    for (let j = 0; j < grams; j++) c[j] = this.counts[windowHash(lit, j, span) >>> this.shift]!;
+    for (let j = 0; j < grams; j++) c[j] = this.counts[windowHash(b, off + j, span) >>> this.shift]!;
     const per = m - span + 1;
     let sum = 0;
     for (let j = 0; j < per; j++) sum += c[j]!;
     let best = sum;
     let bestStart = 0;
-    for (let s = 1; s + m <= lit.length; s++) {
+    for (let s = 1; s + m <= len; s++) {
       sum += c[s + per - 1]! - c[s - 1]!;
       if (sum < best) {
         best = sum;
@@ -388,29 +395,63 @@ export class ByteGramCounts {
   }
 }
 
+/** The literals of all records as UTF-8 in one buffer, split at control characters (keys never
+ * hold them), parts shorter than 7 bytes dropped: part k is bytes[off[k], off[k] + len[k]), and
+ * record i's parts are first[i] .. first[i + 1] - 1. */
+class LiteralBytes {
+  bytes = new Uint8Array(1 << 16);
+  private size = 0;
+  off: number[] = [];
+  len: number[] = [];
+  readonly first: Int32Array;
+  private readonly enc = new TextEncoder();
+  constructor(literals: (readonly string[] | null)[]) {
+    const n = literals.length;
+    this.first = new Int32Array(n + 1);
+    for (let i = 0; i < n; i++) {
+      this.first[i] = this.off.length;
+      for (const l of literals[i] ?? []) this.addLiteral(l);
+    }
+    this.first[n] = this.off.length;
+  }
+  private addLiteral(l: string): void {
+    let start = 0;
+    let ascii = true;
+    for (let k = 0; k <= l.length; k++) {
+      const c = k < l.length ? l.charCodeAt(k) : 0;
+      if (c < 0x20 || c === 0x7f) {
+        if (k - start >= 7) this.addPart(l, start, k, ascii);
+        start = k + 1;
+        ascii = true;
+      } else if (c >= 0x80) ascii = false;
+    }
+  }
+  private addPart(l: string, a: number, e: number, ascii: boolean): void {
+    const room = (e - a) * 3;
+    if (this.size + room > this.bytes.length) {
+      const b = new Uint8Array(Math.max(this.bytes.length * 2, this.size + room));
+      b.set(this.bytes.subarray(0, this.size));
+      this.bytes = b;
+    }
+    const at = this.size;
+    if (ascii) {
+      for (let k = a; k < e; k++) this.bytes[this.size++] = l.charCodeAt(k);
+    } else {
+      this.size += this.enc.encodeInto(l.slice(a, e), this.bytes.subarray(this.size)).written;
+    }
+    this.off.push(at);
+    this.len.push(this.size - at);
+  }
+}
+
 /**
  * Plan the byte keys of n records from their required literals (null: a record that is never a
  * candidate, e.g. a rejected pattern) and build the index.
  */
 export function buildByteIndex(literals: (readonly string[] | null)[], opts: { halfStride?: boolean } = {}): ByteIndex {
   const n = literals.length;
-  const enc = new TextEncoder();
-  // UTF-8 literals without control characters (keys never hold them)
-  const lits: Uint8Array[][] = new Array<Uint8Array[]>(n);
-  const longest = new Int32Array(n);
-  for (let i = 0; i < n; i++) {
-    const ls = literals[i];
-    const out: Uint8Array[] = [];
-    if (ls)
-      for (const l of ls)
-        for (const part of l.split(/[\x00-\x1f\x7f]+/)) {
-          if (part.length < 7) continue;
-          const b = enc.encode(part);
-          out.push(b);
-          if (b.length > longest[i]!) longest[i] = b.length;
-        }
-    lits[i] = out;
-  }
+  const lb = new LiteralBytes(literals);
+  const { bytes, off, len, first } = lb;
   const t16 = new ByteTier(16, 16);
   const t16h = new ByteTier(16, 8);
   const t12 = new ByteTier(12, 8);
@@ -426,7 +467,7 @@ export function buildByteIndex(literals: (readonly string[] | null)[], opts: { h
     let c = counts.get(span);
     if (!c) {
       c = new ByteGramCounts(span, bits);
-      for (const ls of lits) for (const l of ls) if (l.length >= span) c.add(l);
+      for (let k = 0; k < off.length; k++) if (len[k]! >= span) c.add(bytes, off[k]!, len[k]!);
       counts.set(span, c);
     }
     return c;
@@ -434,7 +475,8 @@ export function buildByteIndex(literals: (readonly string[] | null)[], opts: { h
   const unkeyed: number[] = [];
   for (let i = 0; i < n; i++) {
     if (!literals[i]) continue;
-    const l = longest[i]!;
+    let l = 0;
+    for (let k = first[i]!; k < first[i + 1]!; k++) if (len[k]! > l) l = len[k]!;
     const tier = tiers.find((t) => l >= t.keyLen);
     if (!tier) {
       unkeyed.push(i);
@@ -443,16 +485,16 @@ export function buildByteIndex(literals: (readonly string[] | null)[], opts: { h
     const m = tier.keyLen;
     const c = countsFor(tier.span);
     let best = Infinity;
-    let key: Uint8Array | undefined;
-    for (const lit of lits[i]!) {
-      if (lit.length < m) continue;
-      const w = c.bestWindow(lit, m);
+    let key = -1;
+    for (let k = first[i]!; k < first[i + 1]!; k++) {
+      if (len[k]! < m) continue;
+      const w = c.bestWindow(bytes, off[k]!, len[k]!, m);
       if (w.cost < best) {
         best = w.cost;
-        key = lit.subarray(w.start, w.start + m);
+        key = off[k]! + w.start;
       }
     }
-    tier.add(i, key!);
+    tier.add(i, bytes, key);
   }
   return new ByteIndex({ t16, t16h, t12, t8, t4 }, unkeyed);
 }
