@@ -346,6 +346,36 @@ describe(`fuzz (seed ${SEED}, ${RUNS} runs)`, function () {
       assert.ok(matched > compared / 4, `the generator produces matches (${matched} in ${compared} lines)`);
     });
 
+    it('MatchEngine.matchBytes (the file scan over raw UTF-8) equals matchLine on every line, at any alignment', () => {
+      const cases = entriesArb.chain((g) => fc.tuple(fc.constant(g), fc.array(lineArb(g), { minLength: 1, maxLength: 8 }), fc.nat(3), fc.boolean(), fc.boolean()));
+      let matched = 0;
+      fc.assert(
+        fc.property(cases, ([g, generated, shift, half, finalNewline]) => {
+          const engine = MatchEngine.build(g.entries);
+          engine.byteIndex({ halfStride: half });
+          const text = generated.join('\n') + (finalNewline ? '\n' : '');
+          // the lines a file reader sees (the junk may hold line breaks of its own; a final \n ends the last line)
+          const lines = text === '' ? [] : text.split('\n');
+          if (text.endsWith('\n')) lines.pop();
+          const want: [number, LineMatch[]][] = [];
+          lines.forEach((l, i) => {
+            const ms = engine.matchLine(l);
+            if (ms.length) want.push([i, ms]);
+          });
+          const enc = Buffer.from(text, 'utf8');
+          const buf = new Uint8Array(shift + enc.length + 64).subarray(shift);
+          buf.set(enc);
+          const got: [number, LineMatch[]][] = [];
+          const n = engine.matchBytes(buf, enc.length, (i, ms) => got.push([i, ms]));
+          matched += got.length;
+          assert.equal(n, lines.length);
+          assert.deepEqual(got, want, `text ${JSON.stringify(text)}, patterns ${JSON.stringify(g.entries.map((e) => e.pattern))}`);
+        }),
+        params(),
+      );
+      assert.ok(matched > 0, 'the generator produces matches');
+    });
+
     it('bounded time: random patterns on 64k-character lines built from their own pieces', () => {
       const cases = entriesArb.chain((g) => fc.tuple(fc.constant(g), lineArb(g), fc.nat(2000)));
       fc.assert(
