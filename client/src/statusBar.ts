@@ -16,12 +16,13 @@ export function recordsText(st: StatusResult | undefined, trusted: boolean): { t
     };
   }
   const problems = st.problems ? ` $(warning) ${st.problems}` : '';
+  const building = st.sources.some((src) => src.building === true);
   const lines = [`${st.records} error records loaded`];
-  for (const src of st.sources) lines.push(`- ${src.origin}: ${src.records} from ${src.path}`);
+  for (const src of st.sources) lines.push(`- ${src.origin}: ${src.records} from ${src.path}${src.building ? ' (indexing in the background: these match once it is done)' : ''}`);
   if (st.problems) lines.push(`${st.problems} problem(s) in record files (see the Problems panel / output)`);
   if (!trusted || !st.workspaceTrusted) lines.push('Restricted mode: workspace records and workspace record paths are ignored until the folder is trusted.');
   lines.push(`load ${Math.round(st.timings.loadMs)} ms, index ${Math.round(st.timings.indexMs)} ms`);
-  return { text: `$(book) ${st.records}${problems}${restricted}`, tooltip: lines.join('\n') };
+  return { text: `$(book) ${st.records}${building ? ' $(sync~spin)' : ''}${problems}${restricted}`, tooltip: lines.join('\n') };
 }
 
 export function registerStatusBar(s: Services): (count: number, tooltip: string) => void {

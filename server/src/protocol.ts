@@ -133,6 +133,9 @@ export interface SourceStatus {
   origin: 'bundled' | 'dataset' | 'user' | 'workspace';
   path: string;
   records: number;
+  /** The dataset: true while its rows are still being indexed in the background (they match once
+   * it is false; a status notification is sent when it turns false). */
+  building?: boolean;
 }
 export interface StatusResult {
   records: number;

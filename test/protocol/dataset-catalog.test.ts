@@ -48,6 +48,9 @@ describe('language server over stdio: the ErrLookup dataset next to the user rec
     });
     assert.ok(JSON.stringify(hover).includes('502'));
     assert.ok(JSON.stringify(await hoverAt('no staged')).includes('no staged embedding'), 'the bundled record still matches');
+    // the status says the dataset is no longer building (it said so until its rows matched)
+    const after = await c.request<{ sources: { origin: string; building?: boolean }[] }>('errorExplainer/status');
+    assert.equal(after.sources.find((s) => s.origin === 'dataset')?.building, false);
     const diags = await waitFor('diagnostics of both', async () => {
       const d = ids((await c.pull(uri)).items);
       return d.includes(AXIOS_ID) ? d : undefined;

@@ -38,6 +38,8 @@ export interface ExtraCatalog {
   matchLine(line: string): RecordMatch[];
   get(idOrSlugOrCode: string): ErrorRecord | undefined;
   search(query: string, limit: number): SearchHit[];
+  /** False while it is still being indexed (its records do not match yet). */
+  readonly isReady: boolean;
 }
 
 /** Catalog's ranking of two matches of one line: errorCode in the line, more literal characters, longer span, then id. */

@@ -132,7 +132,18 @@ export async function loadSources(
   const t2 = performance.now();
   // the user's records win on ids both have; the dataset's rows match once its shards are built
   const catalog: RecordCatalog = dataset ? new CompositeCatalog(user, dataset.catalog) : user;
-  if (dataset) sources.push({ origin: 'dataset', path: dataset.path, records: dataset.records });
+  if (dataset) {
+    const c = dataset.catalog;
+    // a getter: the status objects are sent as they are (JSON includes it) whenever status is asked
+    sources.push({
+      origin: 'dataset',
+      path: dataset.path,
+      records: dataset.records,
+      get building() {
+        return !c.isReady;
+      },
+    });
+  }
   const problems = dedupeProblems([...sets.flatMap((s) => s.result.problems), ...merged.problems]);
   return {
     catalog,
