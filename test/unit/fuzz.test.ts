@@ -22,6 +22,7 @@ import {
   parseSimplePattern,
   patternInfo,
   patternProblem,
+  patternProblemFull,
   placeholderNames,
 } from '../../server/src/core/pattern';
 import { decodeText } from '../../server/src/core/records/decode';
@@ -173,6 +174,7 @@ describe(`fuzz (seed ${SEED}, ${RUNS} runs)`, function () {
           assert.equal(captureNames(msg, pattern).length, holes);
           // a derived pattern with literal text is simple (matched without a RegExp)
           if (parts.some((p) => p.kind === 'literal')) assert.ok(parseSimplePattern(pattern), pattern);
+          assert.equal(patternProblem(pattern), patternProblemFull(pattern), `fast and full safety check agree on ${pattern}`);
         }),
         params(),
       );
@@ -201,6 +203,7 @@ describe(`fuzz (seed ${SEED}, ${RUNS} runs)`, function () {
       fc.assert(
         fc.property(fc.oneof(regexish, fc.string({ maxLength: 60 })), (p) => {
           const problem = patternProblem(p);
+          assert.equal(problem, patternProblemFull(p), `the fast path for simple patterns agrees with the full check: ${JSON.stringify(p)}`);
           parseSimplePattern(p);
           literalLength(p);
           captureNames('some {message} here', p);

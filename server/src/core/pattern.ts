@@ -429,6 +429,24 @@ export function patternInfo(pattern: string): PatternInfo | undefined {
 
 /** Why a pattern is unsafe (too long, backreference, nested quantifier, polynomial backtracking, < 6 literal chars, does not compile), or undefined. */
 export function patternProblem(pattern: string): string | undefined {
+  // Fast path for simple patterns (literals and (.+?) holes: every derived ErrLookup pattern). They
+  // always compile, hold no backreference or nested quantifier and cannot backtrack badly: only the
+  // length and the literal characters are left to check. Same answers as the full check
+  // (patternProblemFull; the fuzz tests compare them), without compiling a RegExp per record.
+  const simple = parseSimplePattern(pattern);
+  if (simple && !simple.literals.some((l) => /[\n\r\u2028\u2029]/.test(l))) {
+    if (pattern.length > MAX_PATTERN_LENGTH) return `pattern is longer than ${MAX_PATTERN_LENGTH} characters (${pattern.length})`;
+    let lits = 0;
+    for (const l of simple.literals) lits += l.length;
+    if (lits < MIN_LITERAL_CHARS)
+      return `pattern has only ${lits} literal character${lits === 1 ? '' : 's'} outside holes (at least ${MIN_LITERAL_CHARS} needed); it would match almost any line`;
+    return undefined;
+  }
+  return patternProblemFull(pattern);
+}
+
+/** patternProblem without the fast path for simple patterns (exported for the tests). */
+export function patternProblemFull(pattern: string): string | undefined {
   if (pattern.length > MAX_PATTERN_LENGTH) return `pattern is longer than ${MAX_PATTERN_LENGTH} characters (${pattern.length})`;
   try {
     new RegExp(pattern);
