@@ -132,8 +132,10 @@ export class MatchEngine {
   /** usable[i] = 1: record i has a safe pattern (0: rejected, never matched). */
   private readonly usable: Uint8Array;
   /** Matchers of records that were candidates (made on first use from the pattern: at 500k
-   * records, matchers and their literal strings for every record would hold ~100 MB). */
-  private readonly matcherCache = new Map<number, Matcher>();
+   * records, matchers and their literal strings for every record would hold ~100 MB); emptied
+   * when it holds 2^17 of them. */
+  private matcherCache: (Matcher | undefined)[];
+  private matcherCount = 0;
   private readonly literalLengths: Int32Array;
   private readonly keys: string[];
   private tiers: Tier[] = [];
@@ -159,6 +161,7 @@ export class MatchEngine {
     const n = entries.length;
     this.size = n;
     this.usable = new Uint8Array(n);
+    this.matcherCache = new Array<Matcher | undefined>(n);
     this.literalLengths = new Int32Array(n);
     this.keys = new Array<string>(n).fill('');
     this.seen = new Int32Array(n);
@@ -648,7 +651,7 @@ export class MatchEngine {
   /** The matcher of a usable record (cached; the cache is emptied when it grows past 2^17).
    * Undefined if the entry's pattern no longer classifies (it changed after the build). */
   private matcherOf(rec: number): Matcher | undefined {
-    let m = this.matcherCache.get(rec);
+    let m = this.matcherCache[rec];
     if (!m) {
       const c = classify(this.entries[rec]!.pattern);
       if ('problem' in c) {
@@ -656,8 +659,11 @@ export class MatchEngine {
         return undefined;
       }
       m = c.matcher;
-      if (this.matcherCache.size >= 1 << 17) this.matcherCache.clear();
-      this.matcherCache.set(rec, m);
+      if (++this.matcherCount > 1 << 17) {
+        this.matcherCache = new Array<Matcher | undefined>(this.size);
+        this.matcherCount = 1;
+      }
+      this.matcherCache[rec] = m;
     }
     return m;
   }
