@@ -42,6 +42,16 @@ export interface ExtraCatalog {
   readonly isReady: boolean;
 }
 
+/** Matches per line of `text` (lines split at CRLF, LF, CR); only lines with matches; line is 0-based. */
+function explainLines(text: string, matchLine: (line: string) => RecordMatch[]): { line: number; matches: RecordMatch[] }[] {
+  const out: { line: number; matches: RecordMatch[] }[] = [];
+  splitLines(text).forEach((l, i) => {
+    const matches = matchLine(l);
+    if (matches.length) out.push({ line: i, matches });
+  });
+  return out;
+}
+
 /** Catalog's ranking of two matches of one line: errorCode in the line, more literal characters, longer span, then id. */
 export function rankMatch(a: RecordMatch, b: RecordMatch): number {
   const x = a.match;
@@ -99,19 +109,13 @@ export class Catalog implements RecordCatalog {
 
   /** Every record matching the line, ranked (one match per record). */
   matchLine(line: string): RecordMatch[] {
-    const engine = this.engine;
-    if (!engine.mightMatch(line)) return [];
-    return engine.matchLine(line).map((m) => ({ record: this.records[m.entry]!, match: m }));
+    // (no mightMatch first: it runs the same prefilter pass that matchLine starts with)
+    return this.engine.matchLine(line).map((m) => ({ record: this.records[m.entry]!, match: m }));
   }
 
   /** Matches per line of `text` (lines split at CRLF, LF, CR); only lines with matches; line is 0-based. */
   explainText(text: string): { line: number; matches: RecordMatch[] }[] {
-    const out: { line: number; matches: RecordMatch[] }[] = [];
-    splitLines(text).forEach((l, i) => {
-      const matches = this.matchLine(l);
-      if (matches.length) out.push({ line: i, matches });
-    });
-    return out;
+    return explainLines(text, (l) => this.matchLine(l));
   }
 
   /** Exact code/id/slug, then pattern matches of the query text, then fuzzy tokens. */
@@ -163,12 +167,7 @@ export class CompositeCatalog implements RecordCatalog {
   }
 
   explainText(text: string): { line: number; matches: RecordMatch[] }[] {
-    const out: { line: number; matches: RecordMatch[] }[] = [];
-    splitLines(text).forEach((l, i) => {
-      const matches = this.matchLine(l);
-      if (matches.length) out.push({ line: i, matches });
-    });
-    return out;
+    return explainLines(text, (l) => this.matchLine(l));
   }
 
   search(query: string, limit = 20): SearchHit[] {
