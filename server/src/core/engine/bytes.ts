@@ -299,14 +299,26 @@ export class ByteIndex {
     const ch = this.candH;
     const cp = this.candP;
     let nc = 0;
-    const step = half ? 2 : 4; // words per probe: every 8 or 16 bytes
-    for (let k = 0; k < lastWord; k += step) {
-      const h = Math.imul(words[k]!, C1) ^ Math.imul(words[k + 1]!, C2) ^ Math.imul(words[k + 2]!, C3) ^ Math.imul(words[k + 3]!, C4);
-      const b1 = h >>> ms;
-      const b2 = Math.imul(h, C5) >>> ms;
-      ch[nc] = h;
-      cp[nc] = k << 2;
-      nc += (mb[b1 >>> 3]! >>> (b1 & 7)) & (mb[b2 >>> 3]! >>> (b2 & 7)) & 1;
+    // two copies of one loop: with a constant step V8 compiles each tighter (measured ~10 % faster
+    // than one loop with a variable step)
+    if (!half) {
+      for (let k = 0; k < lastWord; k += 4) {
+        const h = Math.imul(words[k]!, C1) ^ Math.imul(words[k + 1]!, C2) ^ Math.imul(words[k + 2]!, C3) ^ Math.imul(words[k + 3]!, C4);
+        const b1 = h >>> ms;
+        const b2 = Math.imul(h, C5) >>> ms;
+        ch[nc] = h;
+        cp[nc] = k << 2;
+        nc += (mb[b1 >>> 3]! >>> (b1 & 7)) & (mb[b2 >>> 3]! >>> (b2 & 7)) & 1;
+      }
+    } else {
+      for (let k = 0; k < lastWord; k += 2) {
+        const h = Math.imul(words[k]!, C1) ^ Math.imul(words[k + 1]!, C2) ^ Math.imul(words[k + 2]!, C3) ^ Math.imul(words[k + 3]!, C4);
+        const b1 = h >>> ms;
+        const b2 = Math.imul(h, C5) >>> ms;
+        ch[nc] = h;
+        cp[nc] = k << 2;
+        nc += (mb[b1 >>> 3]! >>> (b1 & 7)) & (mb[b2 >>> 3]! >>> (b2 & 7)) & 1;
+      }
     }
     // the small tiers (short keys): their own pass; small filters, rarely passed: plain branches
     const use12 = t12.size > 0;
