@@ -17,7 +17,7 @@ import { type EngineEntry, type LineMatch, MatchEngine } from '../engine';
 import type { ErrorRecord } from '../record';
 import { fuzzyScore, SEARCH_SCORE, type SearchHit, searchTokens, TokenIndex } from '../search';
 import type { LiteRecord } from './lite';
-import { type BlockRef, type PreparedHead, ROWS_FILE } from './prepared';
+import { type BlockRef, type PreparedHead, ROWS_FILE, selectedBlocks } from './prepared';
 import { DatasetRows, type PackedRow, rowRanges } from './rows';
 
 export interface DatasetCatalogOptions {
@@ -145,17 +145,7 @@ export class DatasetCatalog implements ExtraCatalog {
     opts: DatasetCatalogOptions = {},
   ) {
     this.opts = opts;
-    const select = opts.select ?? (() => true);
-    const jobs: { repo: string; ref: BlockRef }[] = [];
-    let total = 0;
-    for (const [repo, refs] of Object.entries(head.repos)) {
-      if (!select(repo)) continue;
-      for (const ref of refs) {
-        jobs.push({ repo, ref });
-        total += ref[2];
-      }
-    }
-    jobs.sort((a, b) => a.ref[0] - b.ref[0]); // file order: sequential reads
+    const { jobs, total } = selectedBlocks(head, opts.select);
     this.jobs = jobs;
     this.total = total;
     this.rows = new DatasetRows(path.join(dir, ROWS_FILE), total, new Set(jobs.map((j) => j.repo)).size);

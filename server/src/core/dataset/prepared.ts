@@ -100,10 +100,8 @@ export interface LoadRowsOptions {
 
 const yieldNow = (): Promise<void> => new Promise((r) => setImmediate(r));
 
-/** LiteRecords of the selected repositories from the prepared form, in head (repository) order. */
-export async function loadPrepared(dir: string, head: PreparedHead, opts: LoadRowsOptions = {}): Promise<LiteRecord[]> {
-  const select = opts.select ?? (() => true);
-  const yieldEvery = opts.yieldEvery ?? 5000;
+/** The row blocks of the selected repositories, in file order (sequential reads), and their row count. */
+export function selectedBlocks(head: PreparedHead, select: (repo: string) => boolean = () => true): { jobs: { repo: string; ref: BlockRef }[]; total: number } {
   const jobs: { repo: string; ref: BlockRef }[] = [];
   let total = 0;
   for (const [repo, refs] of Object.entries(head.repos)) {
@@ -113,7 +111,14 @@ export async function loadPrepared(dir: string, head: PreparedHead, opts: LoadRo
       total += ref[2];
     }
   }
-  jobs.sort((a, b) => a.ref[0] - b.ref[0]); // file order: sequential reads
+  jobs.sort((a, b) => a.ref[0] - b.ref[0]);
+  return { jobs, total };
+}
+
+/** LiteRecords of the selected repositories from the prepared form, in head (repository) order. */
+export async function loadPrepared(dir: string, head: PreparedHead, opts: LoadRowsOptions = {}): Promise<LiteRecord[]> {
+  const yieldEvery = opts.yieldEvery ?? 5000;
+  const { jobs, total } = selectedBlocks(head, opts.select);
   const out: LiteRecord[] = new Array<LiteRecord>(total);
   let n = 0;
   let sinceYield = 0;
