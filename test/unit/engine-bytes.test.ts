@@ -3,6 +3,7 @@
 import * as assert from 'node:assert/strict';
 import { MatchEngine, type EngineEntry, type LineMatch } from '../../server/src/core/engine';
 import { buildByteIndex } from '../../server/src/core/engine/bytes';
+import { wasmScanner } from '../../server/src/core/engine/wasmScan';
 import { LineBlocks } from '../../server/src/core/lineBlocks';
 import { Readable } from 'node:stream';
 import { forEachLine, forEachMatchingLine } from '../../server/src/cli/lines';
@@ -51,24 +52,25 @@ describe('engine: matchBytes (byte-level block scan)', () => {
     const got = viaBytes(e, text);
     assert.equal(got.lines, want.lines);
     assert.deepEqual(got.got, want.got);
-    const half = MatchEngine.build(toEntries(records));
-    half.byteIndex({ halfStride: true });
-    assert.deepEqual(viaBytes(half, text).got, want.got, 'the large-N layout (main tier every 8 bytes)');
+    assert.equal(e.byteIndex().stats.native, true, 'scans with WebAssembly by default');
+    const js = MatchEngine.build(toEntries(records));
+    assert.equal(js.byteIndex({ wasm: false }).stats.native, false);
+    assert.deepEqual(viaBytes(js, text).got, want.got, 'the JS scanner (reference and fallback)');
   });
 
-  it('finds records in every tier: long, 19..22, 15..18 and 7..14 byte literals, and unkeyed ones', () => {
+  it('finds records in every tier: >= 19, 15..18 and 7..14 byte literals, and unkeyed ones', () => {
     const entries = [
-      entry('long', 'connection to the upstream broker was refused after {n} attempts'), // >= 23 bytes
-      entry('k19', 'quota exceeded: {a} over budget'), // longest literal 'quota exceeded: ' 16 chars
+      entry('long', 'connection to the upstream broker was refused after {n} attempts'), // >= 19 bytes
+      entry('k16', 'quota exceeded: {a} over budget'), // longest literal 'quota exceeded: ' 16 chars (T8)
       entry('k20', 'checkpoint_shard_mismatch {x}'), // 'checkpoint_shard_mismatch ' 26
-      entry('k12', 'bad token {t} for user {u}'), // 'bad token ' 10, ' for user ' 10
+      entry('k12', 'bad token {t} for user {u}'), // 'bad token ' 10, ' for user ' 10 (T4)
       entry('k8', 'nope {a} zzz {b} qqqq'), // literals 'nope ', ' zzz ', ' qqqq' (< 7: unkeyed)
       entry('uni', 'échec de la connexion à {hôte} refusée'), // non-ASCII literal bytes
       entry('ja', 'ファイルが見つかりません: {path}'),
     ];
     const e = MatchEngine.build(entries);
     const stats = e.byteIndex().stats;
-    assert.ok(stats.t16 >= 1 && stats.t8 + stats.t12 >= 1 && stats.t4 >= 1, JSON.stringify(stats));
+    assert.ok(stats.t12 >= 3 && stats.t8 >= 1 && stats.t4 >= 1 && stats.unkeyed >= 1, JSON.stringify(stats));
     const lines = [
       'ERROR connection to the upstream broker was refused after 5 attempts',
       'quota exceeded: 12 over budget',
@@ -82,10 +84,10 @@ describe('engine: matchBytes (byte-level block scan)', () => {
     const text = lines.join('\n');
     const want = reference(e, text);
     assert.equal(want.got.length, 7);
-    // both layouts: the main tier every 16 bytes (keys >= 31 bytes), and every 8 (>= 23; used at large N)
-    const half = MatchEngine.build(entries);
-    assert.ok(half.byteIndex({ halfStride: true }).stats.t16h >= 2);
-    for (const eng of [e, half])
+    // both scanners: WebAssembly and the JS reference
+    const js = MatchEngine.build(entries);
+    js.byteIndex({ wasm: false });
+    for (const eng of [e, js])
       for (const shift of [0, 1, 2, 3]) {
         for (const pad of [0, 5, 32]) {
           const got = viaBytes(eng, text, shift, pad);
@@ -144,6 +146,59 @@ describe('engine: matchBytes (byte-level block scan)', () => {
     assert.equal(viaBytes(e, '').lines, 0);
     assert.equal(viaBytes(e, '\n\n\n').lines, 3);
     assert.equal(viaBytes(e, 'a\nb').lines, 2);
+  });
+
+  it('the WebAssembly scanner returns exactly the JS scanner\'s hits (every tier, random blocks, planted keys)', () => {
+    const r = rng(SEED + 1);
+    const words = 'replica primary broker refused quota exceeded token revoked shard mismatch checkpoint écrit ファイル'.split(' ');
+    const lit = (len: number): string => {
+      let s = '';
+      while (s.length < len) s += words[Math.floor(r() * words.length)] + (r() < 0.5 ? ' ' : '_');
+      return s.slice(0, len);
+    };
+    // literals of every tier length (T12 >= 19, T8 15..18, T4 7..14) and duplicates (shared keys)
+    const literals: (string[] | null)[] = [];
+    for (let i = 0; i < 400; i++) literals.push([lit(7 + Math.floor(r() * 40))]);
+    for (let i = 0; i < 20; i++) literals.push(literals[i]!);
+    literals.push(null);
+    const idx = buildByteIndex(literals);
+    const native = wasmScanner(idx);
+    assert.ok(native, 'WebAssembly is available in Node');
+    const s = idx.stats;
+    assert.ok(s.t12 > 0 && s.t8 > 0 && s.t4 > 0, JSON.stringify(s));
+    for (let iter = 0; iter < 60; iter++) {
+      let text = '';
+      const parts = Math.floor(r() * 200);
+      for (let k = 0; k < parts; k++) text += r() < 0.4 ? literals[Math.floor(r() * 420)]![0]! : lit(Math.floor(r() * 30)) + (r() < 0.2 ? '\n' : '');
+      const bytes = Buffer.from(text, 'utf8');
+      const shift = 4 * Math.floor(r() * 3);
+      const buf = new Uint8Array(shift + bytes.length + 32).subarray(shift);
+      buf.set(bytes);
+      const js = idx.scanJs(buf, bytes.length);
+      const want = { pos: Array.from(js.pos.subarray(0, js.count)), rec: Array.from(js.rec.subarray(0, js.count)) };
+      idx.native = native;
+      const got = idx.scan(buf, bytes.length);
+      idx.native = undefined;
+      assert.deepEqual({ pos: Array.from(got.pos.subarray(0, got.count)), rec: Array.from(got.rec.subarray(0, got.count)) }, want, `iteration ${iter}`);
+    }
+  });
+
+  it('a block with more hits than the WebAssembly output holds falls back to the JS scan (same hits)', () => {
+    // 300 records share one key: every occurrence is 300 hits, far more than n / 4 + 1024
+    const key = 'the replica set lost its primary node';
+    const idx = buildByteIndex(Array.from({ length: 300 }, () => [key]));
+    const native = wasmScanner(idx)!;
+    const text = (key + '\n').repeat(40);
+    const bytes = Buffer.from(text);
+    const buf = new Uint8Array(bytes.length + 32);
+    buf.set(bytes);
+    assert.equal(native.scan(buf, bytes.length), undefined, 'the module reports the overflow');
+    const js = idx.scanJs(buf, bytes.length);
+    assert.equal(js.count, 40 * 300);
+    const want = Array.from(js.rec.subarray(0, js.count));
+    idx.native = native;
+    const got = idx.scan(buf, bytes.length);
+    assert.deepEqual(Array.from(got.rec.subarray(0, got.count)), want);
   });
 
   it('keys never hold control characters: a literal split by a tab still gets a key from its parts', () => {

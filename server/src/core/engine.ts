@@ -20,6 +20,7 @@ import { lineViews, needsViews, type LineView } from './text';
 import { ChainMatcher, RegexMatcher, hasTerminator, terminators, type RawMatch } from './engine/matchers';
 import { GramCounts, TIERS, Tier, planTiers } from './engine/prefilter';
 import { type ByteIndex, buildByteIndex } from './engine/bytes';
+import { wasmScanner } from './engine/wasmScan';
 
 export interface EngineEntry {
   id: string;
@@ -457,12 +458,19 @@ export class MatchEngine {
   private byteStamp = 0;
   private byteScratch: Uint8Array | undefined;
 
-  /** The byte-level prefilter for matchBytes (built on first use: the language server never needs it). */
-  byteIndex(opts?: { halfStride?: boolean }): ByteIndex {
-    return (this.byteIndexCache ??= this.buildByteIndex(opts));
+  /** The byte-level prefilter for matchBytes (built on first use: the language server never needs
+   * it). It scans with WebAssembly when the runtime has it, unless opts.wasm is false (then in JS:
+   * the same hits, for tests and comparisons); options count only on the first call. */
+  byteIndex(opts: { wasm?: boolean } = {}): ByteIndex {
+    if (!this.byteIndexCache) {
+      const index = this.buildByteIndex();
+      if (opts.wasm !== false) index.native = wasmScanner(index);
+      this.byteIndexCache = index;
+    }
+    return this.byteIndexCache;
   }
 
-  private buildByteIndex(opts?: { halfStride?: boolean }): ByteIndex {
+  private buildByteIndex(): ByteIndex {
     const literals: (string[] | null)[] = new Array<string[] | null>(this.size);
     for (let i = 0; i < this.size; i++) {
       if (!this.usable[i]) literals[i] = null;
@@ -471,7 +479,7 @@ export class MatchEngine {
         literals[i] = parseSimplePattern(pattern)?.literals ?? patternInfo(pattern)?.requiredLiterals ?? [];
       }
     }
-    return buildByteIndex(literals, opts);
+    return buildByteIndex(literals);
   }
 
   /**
@@ -524,8 +532,7 @@ export class MatchEngine {
       }
       return lineNo;
     }
-    const words = new Int32Array(buf.buffer, buf.byteOffset, (n + 32) >>> 2);
-    const hits = index.scan(buf, words, n);
+    const hits = index.scan(buf, n);
     // lines whose views differ from their bytes: ANSI escapes and JSON escapes (matched in full)
     const special: number[] = [];
     for (const needle of [0x1b, 0x5c]) {

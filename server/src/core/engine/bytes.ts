@@ -2,22 +2,23 @@
 // bytes without decoding it. Used by MatchEngine.matchBytes (the CLI's file scan); the language
 // server keeps matching strings (engine/prefilter.ts).
 //
-// The block is read as 32-bit little-endian words at aligned offsets, 16 bytes per step. At a
-// step j the words w0..w3 give hashes that share their multiplications:
-//   H16 = f(w0, w1, w2, w3)  the 16 bytes at j     tier T16, stride 16 (or 8: also H16 at j+8)
-//   H8  = f(w0, w1)           the 8 bytes at j      tier T8, stride 16 (or 8: also f(w2, w3) at j+8)
-//   H4  = f(wi)               4 bytes at j+4i       tier T4, stride 4
+// The block is read as 32-bit little-endian words at aligned offsets, one probe every 8 bytes.
+// At a probe j the words w0, w1, w2 give hashes that share their multiplications:
+//   H12 = f(w0, w1, w2)   the 12 bytes at j     tier T12 (nearly every record)
+//   H8  = f(w0, w1)       the 8 bytes at j      tier T8 (records whose literals are all shorter)
+//   H4  = f(w0)           4 bytes, every 4      tier T4 (shorter still; a pass of its own)
 // A key of K bytes in a tier of window p and stride s needs K >= p + s - 1 and is indexed under
 // the hashes of its s windows at offsets 0..s-1: every occurrence of the key covers exactly one
-// probe position whose window lies inside it, so that probe's hash finds it. A two-bit Bloom
-// filter in front of each table rejects nearly all other probes in cache; a hit is confirmed by
-// comparing the key's bytes. Keys never contain control characters (line breaks, ESC), so a hit
-// never spans two lines. Every key of a tier has the same byte length (a window of a literal's
-// UTF-8 bytes chosen by rarity), so keys sit at slot * length in one byte array.
+// probe position whose window lies inside it, so that probe's hash finds it. A blocked Bloom
+// filter (two bits in one 32-bit word per hash) in front of each table rejects nearly all other
+// probes; a hit is confirmed by a fingerprint of the key's bytes. Keys never contain control
+// characters (line breaks, ESC), so a hit never spans two lines. Every key of a tier has the same
+// byte length (a window of a literal's UTF-8 bytes chosen by rarity).
 //
-// The machine's memory latency dominates: a probe that passes the filter costs a cache miss in
-// the bucket and one in the key bytes, so the filter's false-positive rate matters more than the
-// cost of hashing.
+// The hot loop runs as WebAssembly (server/wasm/scan.ts, loaded by engine/wasmScan.ts) when the
+// runtime has it; scanJs below is the same algorithm in JS: the reference the tests compare it
+// with, and the fallback. Memory latency dominates either way: a probe costs one filter word, a
+// filter pass one table cache line.
 
 const C1 = 0x9e3779b1 | 0;
 const C2 = 0x85ebca6b | 0;
@@ -51,36 +52,44 @@ export function fingerprint(b: Uint8Array, i: number, m: number): number {
   return h ^ (h >>> 15);
 }
 
-/** Both filter bits of hash h set? */
-function filter(bits: Uint8Array, shift: number, h: number): boolean {
-  const b1 = h >>> shift;
-  if ((bits[b1 >>> 3]! & (1 << (b1 & 7))) === 0) return false;
-  const b2 = Math.imul(h, C5) >>> shift;
-  return (bits[b2 >>> 3]! & (1 << (b2 & 7))) !== 0;
+/** floor(h * n / 2^32) for the unsigned h: an index in [0, n) from the top bits of h (exact, as
+ * the WebAssembly scanner computes it with 64-bit integers). */
+export function reduce(h: number, n: number): number {
+  if (n <= 0x200000) return Math.floor(((h >>> 0) * n) / 4294967296);
+  const hi = (h >>> 16) * n;
+  const lo = (h & 0xffff) * n;
+  return Math.floor((hi + Math.floor(lo / 65536)) / 65536);
 }
 
-function pow2AtLeast(n: number): number {
-  let p = 1;
-  while (p < n) p *= 2;
-  return p;
+/** The two filter bits of h inside its filter word. */
+export function filterMask(h: number): number {
+  const g = Math.imul(h, C5);
+  return (1 << (g >>> 27)) | (1 << ((g >>> 22) & 31));
 }
 
-/** Filter bits per indexed window; each window sets two (about 1.5 % false positives). */
+/** Does h pass the blocked Bloom filter (all bits of its mask set in its word)? */
+function passes(filter: Int32Array, h: number): boolean {
+  const m = filterMask(h);
+  return (filter[reduce(h, filter.length)]! & m) === m;
+}
+
+/** Filter bits per indexed window; each sets two bits in one word (about 2 % false positives). */
 const FILTER_BITS = 16;
+/** Windows per table bucket on average (of SLOTS): few buckets overflow into the next line. */
+const LOAD = 3.5;
 /** A bucket is 16 words (one 64-byte cache line): 5 hashes, 5 fingerprints, 5 payloads, and
  * count | overflow flag. A lookup reads one line; a full bucket spills into the next. */
-const SLOTS = 5;
-const BUCKET_WORDS = 16;
+export const SLOTS = 5;
+export const BUCKET_WORDS = 16;
 const OVERFLOW = 0x100;
 
 /** One tier: fixed window span, stride and key length; a Bloom filter in front of a bucketed
  * hash table of [window hash, key fingerprint, record * 16 + window offset]. */
 export class ByteTier {
-  bits: Uint8Array = new Uint8Array(8);
-  bitShift = 31;
+  /** Blocked Bloom filter: one word per hash (see filterMask). */
+  filter: Int32Array = new Int32Array(1);
   table: Int32Array = new Int32Array(BUCKET_WORDS);
-  bucketShift = 31;
-  bucketMask = 0;
+  buckets = 1;
   /** Keys before build: record and offset of its key bytes in `src` (one buffer for all keys). */
   private readonly pendingRecs: number[] = [];
   private readonly pendingOffs: number[] = [];
@@ -115,25 +124,20 @@ export class ByteTier {
     const m = this.keyLen;
     const per = this.stride;
     const count = keys * per;
-    const buckets = pow2AtLeast(Math.max(4, Math.ceil(count / 3)));
-    this.bucketShift = 32 - Math.log2(buckets);
-    this.bucketMask = buckets - 1;
+    const buckets = Math.max(1, Math.ceil(count / LOAD));
+    this.buckets = buckets;
     this.table = new Int32Array(buckets * BUCKET_WORDS);
-    const bitCount = pow2AtLeast(Math.max(64, count * FILTER_BITS));
-    this.bits = new Uint8Array(bitCount >>> 3);
-    this.bitShift = 32 - Math.log2(bitCount);
+    this.filter = new Int32Array(Math.max(1, Math.ceil((count * FILTER_BITS) / 32)));
     const t = this.table;
+    const f = this.filter;
     for (let s = 0; s < keys; s++) {
       const at = this.pendingOffs[s]!;
       const fp = fingerprint(src, at, m);
       const rec = this.pendingRecs[s]!;
       for (let off = 0; off < per; off++) {
         const h = windowHash(src, at + off, this.span);
-        const b1 = h >>> this.bitShift;
-        this.bits[b1 >>> 3]! |= 1 << (b1 & 7);
-        const b2 = Math.imul(h, C5) >>> this.bitShift;
-        this.bits[b2 >>> 3]! |= 1 << (b2 & 7);
-        let bucket = h >>> this.bucketShift;
+        f[reduce(h, f.length)]! |= filterMask(h);
+        let bucket = reduce(h, buckets);
         for (;;) {
           const base = bucket * BUCKET_WORDS;
           const used = t[base + 15]! & 0xff;
@@ -145,7 +149,7 @@ export class ByteTier {
             break;
           }
           t[base + 15] = t[base + 15]! | OVERFLOW;
-          bucket = (bucket + 1) & this.bucketMask;
+          bucket = bucket + 1 === buckets ? 0 : bucket + 1;
         }
       }
     }
@@ -155,7 +159,7 @@ export class ByteTier {
   }
 
   bytes(): number {
-    return this.bits.byteLength + this.table.byteLength;
+    return this.filter.byteLength + this.table.byteLength;
   }
 }
 
@@ -171,44 +175,48 @@ export interface ByteHits {
 }
 
 export interface ByteTiers {
-  /** 16-byte windows every 16 bytes: keys of 31 bytes. */
-  t16: ByteTier;
-  /** 16-byte windows every 8 bytes: keys of 23 bytes. */
-  t16h: ByteTier;
-  /** 12-byte windows every 8 bytes: keys of 19 bytes. */
+  /** 12-byte windows every 8 bytes: keys of 19 bytes (the main tier: nearly every record). */
   t12: ByteTier;
-  /** 8-byte windows every 8 bytes: keys of 15 bytes. */
+  /** 8-byte windows every 8 bytes: keys of 15 bytes (probed in the same pass as T12). */
   t8: ByteTier;
-  /** 4-byte windows every 4 bytes: keys of 7 bytes. */
+  /** 4-byte windows every 4 bytes: keys of 7 bytes (a pass of its own, only when used). */
   t4: ByteTier;
+}
+
+/** The WebAssembly scanner's interface (engine/wasmScan.ts): the same hits as scanJs, or
+ * undefined when it cannot take this block (then scanJs runs). */
+export interface NativeScanner {
+  scan(buf: Uint8Array, n: number): { pos: Int32Array; rec: Int32Array; count: number } | undefined;
 }
 
 export class ByteIndex {
   /** Records without a byte key: every line is a candidate for them. */
   readonly unkeyed: number[];
-  private readonly t: ByteTiers;
-  private hitPos = new Int32Array(1024);
-  private hitRec = new Int32Array(1024);
+  readonly tiers: ByteTiers;
+  /** The WebAssembly scanner over this index, when available (set by the engine). */
+  native: NativeScanner | undefined;
+  private hitPos: Int32Array = new Int32Array(1024);
+  private hitRec: Int32Array = new Int32Array(1024);
   private hitCount = 0;
-  private lastPos = 0;
-  private unsorted = false;
-  /** Main-tier probes that passed the filter (hash, position), looked up after the pass. */
+  /** Probes that passed a filter (hash, position), looked up after the pass. */
   private candH = new Int32Array(0);
   private candP = new Int32Array(0);
+  private cand8H = new Int32Array(0);
+  private cand8P = new Int32Array(0);
 
   constructor(tiers: ByteTiers, unkeyed: number[]) {
-    const { t16, t16h, t12, t8, t4 } = tiers;
-    if (t16.span !== 16 || t16.stride !== 16 || t16h.span !== 16 || t16h.stride !== 8 || t12.span !== 12 || t12.stride !== 8 || t8.span !== 8 || t8.stride !== 8 || t4.span !== 4 || t4.stride !== 4) {
+    const { t12, t8, t4 } = tiers;
+    if (t12.span !== 12 || t12.stride !== 8 || t8.span !== 8 || t8.stride !== 8 || t4.span !== 4 || t4.stride !== 4) {
       throw new Error('ByteIndex: unsupported tier layout');
     }
-    for (const t of [t16, t16h, t12, t8, t4]) t.build();
-    this.t = tiers;
+    for (const t of [t12, t8, t4]) t.build();
+    this.tiers = tiers;
     this.unkeyed = unkeyed;
   }
 
-  get stats(): { t16: number; t16h: number; t12: number; t8: number; t4: number; unkeyed: number; bytes: number } {
-    const { t16, t16h, t12, t8, t4 } = this.t;
-    return { t16: t16.size, t16h: t16h.size, t12: t12.size, t8: t8.size, t4: t4.size, unkeyed: this.unkeyed.length, bytes: t16.bytes() + t16h.bytes() + t12.bytes() + t8.bytes() + t4.bytes() };
+  get stats(): { t12: number; t8: number; t4: number; unkeyed: number; bytes: number; native: boolean } {
+    const { t12, t8, t4 } = this.tiers;
+    return { t12: t12.size, t8: t8.size, t4: t4.size, unkeyed: this.unkeyed.length, bytes: t12.bytes() + t8.bytes() + t4.bytes(), native: this.native !== undefined };
   }
 
   private push(pos: number, rec: number): void {
@@ -220,36 +228,15 @@ export class ByteIndex {
       r.set(this.hitRec);
       this.hitRec = r;
     }
-    if (pos < this.lastPos) this.unsorted = true;
-    this.lastPos = pos;
     this.hitPos[this.hitCount] = pos;
     this.hitRec[this.hitCount++] = rec;
   }
 
-  /** Hits of one step come tier by tier, so a later hit may start before an earlier one (in the
-   * previous line, even): restore position order for the caller's line walk. */
-  private result(): ByteHits {
-    if (this.unsorted) {
-      const order = Array.from({ length: this.hitCount }, (_, i) => i);
-      const pos = this.hitPos;
-      order.sort((a, b) => pos[a]! - pos[b]! || a - b);
-      const p = new Int32Array(this.hitPos.length);
-      const r = new Int32Array(this.hitRec.length);
-      order.forEach((from, to) => {
-        p[to] = this.hitPos[from]!;
-        r[to] = this.hitRec[from]!;
-      });
-      this.hitPos = p;
-      this.hitRec = r;
-    }
-    return { pos: this.hitPos, rec: this.hitRec, count: this.hitCount };
-  }
-
-  /** Hash h passed tier t's filter at byte position `probe`: look it up in the bucket. */
+  /** Hash h passed tier t's filter at byte position `probe`: look it up in its bucket(s). */
   private probe(t: ByteTier, h: number, probe: number, buf: Uint8Array, n: number): void {
     const table = t.table;
     const m = t.keyLen;
-    let bucket = h >>> t.bucketShift;
+    let bucket = reduce(h, t.buckets);
     let fp = 0;
     let fpAt = -1;
     for (;;) {
@@ -268,29 +255,35 @@ export class ByteIndex {
         if (table[base + SLOTS + i] === fp) this.push(at, payload >>> 4);
       }
       if ((meta & OVERFLOW) === 0) return;
-      bucket = (bucket + 1) & t.bucketMask;
+      bucket = bucket + 1 === t.buckets ? 0 : bucket + 1;
     }
   }
 
   /**
-   * Every key occurrence in buf[0, n) (possibly a few more: candidates are matched exactly).
-   * `words` views the same memory as 32-bit words (buf's byteOffset is a multiple of 4), and the
-   * 32 bytes after n are readable and zero.
+   * Every key occurrence in buf[0, n) (possibly a few more: candidates are matched exactly), in
+   * position order. buf's byteOffset is a multiple of 4 and the 32 bytes after n are readable and
+   * zero. Runs the WebAssembly scanner when there is one.
    */
-  scan(buf: Uint8Array, words: Int32Array, n: number): ByteHits {
+  scan(buf: Uint8Array, n: number): ByteHits {
+    const native = this.native?.scan(buf, n);
+    if (native) {
+      this.hitPos = native.pos;
+      this.hitRec = native.rec;
+      this.hitCount = native.count;
+      return this.sorted();
+    }
+    return this.scanJs(buf, n);
+  }
+
+  /** scan in JS: the reference for the WebAssembly scanner (server/wasm/scan.ts does the same). */
+  scanJs(buf: Uint8Array, n: number): ByteHits {
     this.hitCount = 0;
-    this.lastPos = 0;
-    this.unsorted = false;
-    const { t16, t16h, t12, t8, t4 } = this.t;
+    const words = new Int32Array(buf.buffer, buf.byteOffset, (n + 32) >>> 2);
+    const { t12, t8, t4 } = this.tiers;
     const lastWord = (n + 3) >>> 2; // words from here on are padding
-    // The main tier (most records) is probed without branches: both filter bits of every probe
-    // are read (independent loads the CPU overlaps) and passing probes are appended to a list,
-    // looked up afterwards. A branch per probe on a multi-megabyte filter mispredicts and
-    // serialises the cache misses; that cost more than everything else together.
-    const main = t16.size >= t16h.size ? t16 : t16h;
-    const half = main.stride === 8;
-    const mb = main.bits;
-    const ms = main.bitShift;
+    // One probe every 8 bytes. T12's filter is read without branches (a branch per probe on a
+    // multi-megabyte filter mispredicts and serialises the cache misses); passing probes are
+    // listed and looked up afterwards.
     const cap = ((lastWord >>> 1) + 8) | 0;
     if (this.candH.length < cap) {
       this.candH = new Int32Array(cap);
@@ -298,59 +291,67 @@ export class ByteIndex {
     }
     const ch = this.candH;
     const cp = this.candP;
+    const f12 = t12.filter;
+    const w12 = f12.length;
     let nc = 0;
-    // two copies of one loop: with a constant step V8 compiles each tighter (measured ~10 % faster
-    // than one loop with a variable step)
-    if (!half) {
-      for (let k = 0; k < lastWord; k += 4) {
-        const h = Math.imul(words[k]!, C1) ^ Math.imul(words[k + 1]!, C2) ^ Math.imul(words[k + 2]!, C3) ^ Math.imul(words[k + 3]!, C4);
-        const b1 = h >>> ms;
-        const b2 = Math.imul(h, C5) >>> ms;
-        ch[nc] = h;
-        cp[nc] = k << 2;
-        nc += (mb[b1 >>> 3]! >>> (b1 & 7)) & (mb[b2 >>> 3]! >>> (b2 & 7)) & 1;
-      }
-    } else {
-      for (let k = 0; k < lastWord; k += 2) {
-        const h = Math.imul(words[k]!, C1) ^ Math.imul(words[k + 1]!, C2) ^ Math.imul(words[k + 2]!, C3) ^ Math.imul(words[k + 3]!, C4);
-        const b1 = h >>> ms;
-        const b2 = Math.imul(h, C5) >>> ms;
-        ch[nc] = h;
-        cp[nc] = k << 2;
-        nc += (mb[b1 >>> 3]! >>> (b1 & 7)) & (mb[b2 >>> 3]! >>> (b2 & 7)) & 1;
-      }
-    }
-    // the small tiers (short keys): their own pass; small filters, rarely passed: plain branches
-    const use12 = t12.size > 0;
+    let nc8 = 0;
     const use8 = t8.size > 0;
-    const use4 = t4.size > 0;
-    if (use12 || use8 || use4) {
-      const bits12 = t12.bits;
-      const shift12 = t12.bitShift;
-      const bits8 = t8.bits;
-      const shift8 = t8.bitShift;
-      const bits4 = t4.bits;
-      const shift4 = t4.bitShift;
-      for (let k = 0; k < lastWord; k += 2) {
-        const w0 = words[k]!;
-        const w1 = words[k + 1]!;
-        const j = k << 2;
-        const a0 = Math.imul(w0, C1);
-        const h8 = a0 ^ Math.imul(w1, C2);
-        if (use12) {
-          const h12 = h8 ^ Math.imul(words[k + 2]!, C3);
-          if (filter(bits12, shift12, h12)) this.probe(t12, h12, j, buf, n);
-        }
-        if (use8 && filter(bits8, shift8, h8)) this.probe(t8, h8, j, buf, n);
-        if (use4) {
-          if (filter(bits4, shift4, a0)) this.probe(t4, a0, j, buf, n);
-          const x1 = Math.imul(w1, C1);
-          if (filter(bits4, shift4, x1)) this.probe(t4, x1, j + 4, buf, n);
-        }
+    if (use8 && this.cand8H.length < cap) {
+      this.cand8H = new Int32Array(cap);
+      this.cand8P = new Int32Array(cap);
+    }
+    const c8h = this.cand8H;
+    const c8p = this.cand8P;
+    const f8 = t8.filter;
+    for (let k = 0; k < lastWord; k += 2) {
+      const h8 = Math.imul(words[k]!, C1) ^ Math.imul(words[k + 1]!, C2);
+      const h = h8 ^ Math.imul(words[k + 2]!, C3);
+      const mk = filterMask(h);
+      ch[nc] = h;
+      cp[nc] = k << 2;
+      nc += (f12[reduce(h, w12)]! & mk) === mk ? 1 : 0;
+      if (use8 && passes(f8, h8)) {
+        c8h[nc8] = h8;
+        c8p[nc8++] = k << 2;
       }
     }
-    for (let i = 0; i < nc; i++) this.probe(main, ch[i]!, cp[i]!, buf, n);
-    return this.result();
+    // T4 (few records with short keys): its own pass, one probe every 4 bytes
+    if (t4.size > 0) {
+      const f4 = t4.filter;
+      for (let k = 0; k < lastWord; k++) {
+        const h = Math.imul(words[k]!, C1);
+        if (passes(f4, h)) this.probe(t4, h, k << 2, buf, n);
+      }
+    }
+    for (let i = 0; i < nc8; i++) this.probe(t8, c8h[i]!, c8p[i]!, buf, n);
+    for (let i = 0; i < nc; i++) this.probe(t12, ch[i]!, cp[i]!, buf, n);
+    return this.sorted();
+  }
+
+  /** Hits come tier by tier, and a window's key starts up to 7 bytes before its probe: restore
+   * position order (ties: the order found) for the caller's line walk. */
+  private sorted(): ByteHits {
+    const pos = this.hitPos;
+    const count = this.hitCount;
+    let ordered = true;
+    for (let i = 1; i < count; i++)
+      if (pos[i]! < pos[i - 1]!) {
+        ordered = false;
+        break;
+      }
+    if (!ordered) {
+      const order = Array.from({ length: count }, (_, i) => i);
+      order.sort((a, b) => pos[a]! - pos[b]! || a - b);
+      const p = new Int32Array(Math.max(count, 1024));
+      const r = new Int32Array(Math.max(count, 1024));
+      order.forEach((from, to) => {
+        p[to] = pos[from]!;
+        r[to] = this.hitRec[from]!;
+      });
+      this.hitPos = p;
+      this.hitRec = r;
+    }
+    return { pos: this.hitPos, rec: this.hitRec, count };
   }
 }
 
@@ -450,19 +451,16 @@ class LiteralBytes {
  * Plan the byte keys of n records from their required literals (null: a record that is never a
  * candidate, e.g. a rejected pattern) and build the index.
  */
-export function buildByteIndex(literals: (readonly string[] | null)[], opts: { halfStride?: boolean } = {}): ByteIndex {
+export function buildByteIndex(literals: (readonly string[] | null)[]): ByteIndex {
   const n = literals.length;
   const lb = new LiteralBytes(literals);
   const { bytes, off, len, first } = lb;
-  const t16 = new ByteTier(16, 16);
-  const t16h = new ByteTier(16, 8);
   const t12 = new ByteTier(12, 8);
   const t8 = new ByteTier(8, 8);
   const t4 = new ByteTier(4, 4);
-  // The main tier takes every key of >= 31 bytes (>= 23 at very large N: half the windows per key,
-  // so its tables stay half the size, for twice the probes); shorter keys go to small tiers, whose
-  // checks cost on every probe: as few of them as possible (T16h is only used as the main tier).
-  const tiers = (opts.halfStride ?? n > 200_000) ? [t16h, t12, t8, t4] : [t16, t12, t8, t4];
+  // T12 takes every record with a literal of >= 19 bytes (nearly all), shorter ones go to T8 and
+  // T4, whose probes cost extra: the longest tier a record fits.
+  const tiers = [t12, t8, t4];
   const bits = n > 200_000 ? 22 : n > 20_000 ? 20 : 18;
   const counts = new Map<number, ByteGramCounts>();
   const countsFor = (span: Span): ByteGramCounts => {
@@ -498,5 +496,5 @@ export function buildByteIndex(literals: (readonly string[] | null)[], opts: { h
     }
     tier.add(i, bytes, key);
   }
-  return new ByteIndex({ t16, t16h, t12, t8, t4 }, unkeyed);
+  return new ByteIndex({ t12, t8, t4 }, unkeyed);
 }
