@@ -1,12 +1,14 @@
-// AssemblyScript source of the byte scanner's hot loop (compiled to WebAssembly by
-// scripts/build-wasm.mjs into server/src/core/engine/scanWasm.generated.ts). It does exactly what
-// ByteIndex.scanJs in server/src/core/engine/bytes.ts does, on the same index layout, over memory
-// that the JS side owns and lays out (imported memory; nothing here allocates). The JS version is
-// the reference: unit tests compare the two on every tier, alignment and overflow.
+// AssemblyScript source of the byte scanner's hot loops (compiled to WebAssembly by
+// scripts/build-wasm.mjs into server/src/core/engine/scanWasm.generated.ts). `scan` does exactly
+// what ByteIndex.scanJs in server/src/core/engine/bytes.ts does, on the same index layout; `lines`
+// does what MatchEngine's JS line walk does (engine.ts, matchAlignedBytes). Memory is the JS
+// side's (imported) and laid out by engine/wasmScan.ts; nothing here allocates. The JS versions
+// are the reference: unit tests compare the two on every tier, alignment and overflow.
 //
-// Config block at `cfg` (i32 words), one row of 6 per tier (T12, T8, T4):
-//   [filterPtr, filterWords, tablePtr, buckets, keyLen, size]
-// Filter: one 32-bit word per probe, two bits set in it (a blocked Bloom filter).
+// Config block at `cfg` (i32 words), one row of 8 per tier (T12, T8, T4):
+//   [filterPtr, filterWords, tablePtr, buckets, keyLen, size, bitmapBits, 0]
+// Filter: T12 is a blocked Bloom filter (one 32-bit word per hash, two bits set in it); T8 and
+// T4 (few records) are plain bitmaps of 2^bitmapBits bits indexed by the hash's top bits.
 // Table: buckets of 16 i32 (one cache line): 5 window hashes, 5 key fingerprints,
 // 5 payloads (record * 16 + window offset in the key), and count | OVERFLOW.
 
@@ -16,6 +18,7 @@ const C3: i32 = 0xc2b2ae35;
 const C5: i32 = 0x2545f491;
 const SLOTS: i32 = 5;
 const OVERFLOW: i32 = 0x100;
+const ROW: usize = 32;
 
 /** floor(h * n / 2^32): a uniform index in [0, n) from the top bits of h. */
 @inline function reduce(h: i32, n: u32): u32 {
@@ -26,6 +29,12 @@ const OVERFLOW: i32 = 0x100;
 @inline function filterMask(h: i32): u32 {
   const g = <u32>(h * C5);
   return (<u32>1 << (g >>> 27)) | (<u32>1 << ((g >>> 22) & 31));
+}
+
+/** Is h's bit set in the bitmap of 2^bits bits at f? */
+@inline function inBitmap(f: usize, bits: u32, h: i32): bool {
+  const i = <u32>h >>> (32 - bits);
+  return ((load<u32>(f + (<usize>(i >>> 5) << 2)) >>> (i & 31)) & 1) != 0;
 }
 
 /** FNV-1a of m bytes at p, folded: the key fingerprint (same as bytes.ts fingerprint()). */
@@ -39,7 +48,7 @@ let outPtr: usize = 0;
 let outCap: i32 = 0;
 let outCount: i32 = 0;
 
-/** Look h (a window hash that passed the filter at byte `probe`) up in tier row `row`; append
+/** Look h (a window hash that passed tier `row`'s filter at byte `probe`) up in its table; append
  * the confirmed (key start, record) pairs. */
 function probe(row: usize, h: i32, probe: i32, block: usize, n: i32): void {
   const table = <usize>load<i32>(row, 8);
@@ -78,10 +87,58 @@ function probe(row: usize, h: i32, probe: i32, block: usize, n: i32): void {
   }
 }
 
+/** Stable sort of `count` (position, record) pairs at p by position (bottom-up merge sort through
+ * `tmp`); returns where the sorted pairs are (p or tmp). Hits arrive nearly sorted: a run check
+ * skips the sort. */
+function sortHits(p: usize, count: i32, tmp: usize): usize {
+  let sorted = true;
+  for (let i: i32 = 1; i < count; i++)
+    if (load<i32>(p + (<usize>i << 3)) < load<i32>(p + (<usize>(i - 1) << 3))) {
+      sorted = false;
+      break;
+    }
+  if (sorted) return p;
+  let src = p;
+  let dst = tmp;
+  for (let width: i32 = 1; width < count; width <<= 1) {
+    for (let lo: i32 = 0; lo < count; lo += width << 1) {
+      const mid = min(lo + width, count);
+      const hi = min(lo + (width << 1), count);
+      let a = lo;
+      let b = mid;
+      let o = lo;
+      while (a < mid && b < hi) {
+        if (load<i32>(src + (<usize>b << 3)) < load<i32>(src + (<usize>a << 3))) {
+          store<i64>(dst + (<usize>o << 3), load<i64>(src + (<usize>b << 3)));
+          b++;
+        } else {
+          store<i64>(dst + (<usize>o << 3), load<i64>(src + (<usize>a << 3)));
+          a++;
+        }
+        o++;
+      }
+      for (; a < mid; a++, o++) store<i64>(dst + (<usize>o << 3), load<i64>(src + (<usize>a << 3)));
+      for (; b < hi; b++, o++) store<i64>(dst + (<usize>o << 3), load<i64>(src + (<usize>b << 3)));
+    }
+    const t = src;
+    src = dst;
+    dst = t;
+  }
+  return src;
+}
+
+let hitsAt: usize = 0;
+
+/** Where the last scan's sorted hits are (pairs of i32: key start, record). */
+export function hits(): usize {
+  return hitsAt;
+}
+
 /**
- * Every key occurrence in the n bytes at `block` (which is 4-byte aligned and followed by 32 zero
- * bytes): writes (key start, record) i32 pairs at `out` and returns their count, or -1 when more
- * than `cap` pairs would be written. `cand` is scratch for 2 * (n / 8 + 8) pairs of i32.
+ * Every key occurrence in the n bytes at `block` (8-byte aligned, followed by 32 zero bytes), in
+ * position order: (key start, record) i32 pairs at hits(); returns their count, or -1 when more
+ * than `cap` would be found. `cand` is scratch for 4 * (n / 8 + 16) pairs (T12's passes, then up
+ * to three per probe for the small tiers) and `out` for 2 * cap.
  */
 export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, cap: i32): i32 {
   outPtr = out;
@@ -89,17 +146,17 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
   outCount = 0;
   const lastWord = (n + 3) >>> 2;
   const r12 = cfg;
-  const r8 = cfg + 24;
-  const r4 = cfg + 48;
+  const r8 = cfg + ROW;
+  const r4 = cfg + 2 * ROW;
   const f12 = <usize>load<i32>(r12);
   const w12 = <u32>load<i32>(r12, 4);
-  const half = <usize>(((lastWord >>> 1) + 8) << 3);
-  const cand8 = cand + half;
+  const small = cand + <usize>(((lastWord >>> 1) + 8) << 3);
   let nc: i32 = 0;
-  let nc8: i32 = 0;
-  // One probe every 8 bytes: T12 (and T8, sharing two multiplications) without branches; the
-  // probes that pass a filter are listed and looked up afterwards.
-  if (load<i32>(r8, 20) == 0) {
+  let ns: i32 = 0;
+  const use8 = load<i32>(r8, 20) != 0;
+  const use4 = load<i32>(r4, 20) != 0;
+  if (!use8 && !use4) {
+    // one probe every 8 bytes, T12 only, without branches: probes that pass the filter are listed
     for (let k: i32 = 0; k < lastWord; k += 2) {
       const p = block + (<usize>k << 2);
       const h = (load<i32>(p) * C1) ^ (load<i32>(p, 4) * C2) ^ (load<i32>(p, 8) * C3);
@@ -111,11 +168,18 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
       nc += <i32>((w & mk) == mk);
     }
   } else {
+    // the same, plus T8 (the 8 bytes at k) and T4 (4 bytes at k and k + 4) on small bitmaps:
+    // they share the multiplications and are rarely passed (a predicted branch); their passes go
+    // to a second list as (hash, position * 4 + tier)
     const f8 = <usize>load<i32>(r8);
-    const w8 = <u32>load<i32>(r8, 4);
+    const b8 = <u32>load<i32>(r8, 24);
+    const f4 = <usize>load<i32>(r4);
+    const b4 = <u32>load<i32>(r4, 24);
     for (let k: i32 = 0; k < lastWord; k += 2) {
       const p = block + (<usize>k << 2);
-      const h8 = (load<i32>(p) * C1) ^ (load<i32>(p, 4) * C2);
+      const a0 = load<i32>(p) * C1;
+      const w1 = load<i32>(p, 4);
+      const h8 = a0 ^ (w1 * C2);
       const h = h8 ^ (load<i32>(p, 8) * C3);
       const w = load<u32>(f12 + (<usize>reduce(h, w12) << 2));
       const mk = filterMask(h);
@@ -123,40 +187,129 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
       store<i32>(c, h);
       store<i32>(c, k << 2, 4);
       nc += <i32>((w & mk) == mk);
-      // T8's filter is small and rarely passed: a branch (well predicted) beats more stores
-      const v = load<u32>(f8 + (<usize>reduce(h8, w8) << 2));
-      const mv = filterMask(h8);
-      if ((v & mv) == mv) {
-        const c8 = cand8 + (<usize>nc8 << 3);
-        store<i32>(c8, h8);
-        store<i32>(c8, k << 2, 4);
-        nc8++;
+      if (use8 && inBitmap(f8, b8, h8)) {
+        const s = small + (<usize>ns << 3);
+          ns++;
+        store<i32>(s, h8);
+        store<i32>(s, (k << 4) | 1, 4);
+      }
+      if (use4) {
+        if (inBitmap(f4, b4, a0)) {
+          const s = small + (<usize>ns << 3);
+          ns++;
+          store<i32>(s, a0);
+          store<i32>(s, (k << 4) | 2, 4);
+        }
+        const a1 = w1 * C1;
+        if (inBitmap(f4, b4, a1)) {
+          const s = small + (<usize>ns << 3);
+          ns++;
+          store<i32>(s, a1);
+          store<i32>(s, ((k + 1) << 4) | 2, 4);
+        }
       }
     }
   }
-  // T4 (few records with short keys): its own pass, one probe every 4 bytes
-  if (load<i32>(r4, 20) != 0) {
-    const f4 = <usize>load<i32>(r4);
-    const w4 = <u32>load<i32>(r4, 4);
-    for (let k: i32 = 0; k < lastWord; k++) {
-      const h = load<i32>(block + (<usize>k << 2)) * C1;
-      const w = load<u32>(f4 + (<usize>reduce(h, w4) << 2));
-      const mk = filterMask(h);
-      if ((w & mk) == mk) {
-        probe(r4, h, k << 2, block, n);
-        if (outCount < 0) return -1;
-      }
+  // look the passes up in position order (both lists are ascending): hits come out nearly sorted
+  let i: i32 = 0;
+  let j: i32 = 0;
+  while (i < nc || j < ns) {
+    const ci = cand + (<usize>i << 3);
+    const sj = small + (<usize>j << 3);
+    const pi = i < nc ? load<i32>(ci, 4) : 0x7fffffff;
+    const pj = j < ns ? load<i32>(sj, 4) >> 2 : 0x7fffffff;
+    if (pj < pi) {
+      const tag = load<i32>(sj, 4);
+      probe((tag & 3) == 1 ? r8 : r4, load<i32>(sj), tag >> 2, block, n);
+      j++;
+    } else {
+      probe(r12, load<i32>(ci), pi, block, n);
+      i++;
     }
-  }
-  for (let i: i32 = 0; i < nc8; i++) {
-    const c = cand8 + (<usize>i << 3);
-    probe(r8, load<i32>(c), load<i32>(c, 4), block, n);
     if (outCount < 0) return -1;
   }
-  for (let i: i32 = 0; i < nc; i++) {
-    const c = cand + (<usize>i << 3);
-    probe(r12, load<i32>(c), load<i32>(c, 4), block, n);
-    if (outCount < 0) return -1;
-  }
+  hitsAt = sortHits(out, outCount, out + (<usize>cap << 3));
   return outCount;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The line walk: which lines hold hits or bytes that make a line's views differ from its raw
+// bytes (ESC: ANSI sequences; backslash: JSON escapes), with their numbers and bounds.
+
+const ONES: u64 = 0x0101010101010101;
+const LOW7: u64 = 0x7f7f7f7f7f7f7f7f;
+const HIGH: u64 = 0x8080808080808080;
+
+/** High bit set in each byte of x that is zero (exact). */
+@inline function zeroBytes(x: u64): u64 {
+  return ~(((x & LOW7) + LOW7) | x) & HIGH;
+}
+
+let totalLines: i32 = 0;
+
+/** Lines in the block of the last `lines` call. */
+export function lineCount(): i32 {
+  return totalLines;
+}
+
+/**
+ * Walk the n bytes at `block` (8-byte aligned, 32 zero bytes after) once, with the `count` sorted
+ * hits at `hitPairs`. For each line that holds a hit or an ESC / backslash byte, writes six i32 at
+ * `out`: line number (0-based, lines end with \n), start, end (exclusive, without the \n), first
+ * hit, end of its hits, and 1 if it holds ESC or backslash (else 0). Returns the number of such
+ * lines, or -1 when more than `cap`; lineCount() then gives the block's number of lines.
+ */
+export function lines(block: usize, n: i32, hitPairs: usize, count: i32, out: usize, cap: i32): i32 {
+  let lineNo: i32 = 0;
+  let lineStart: i32 = 0;
+  let special: i32 = 0;
+  let h: i32 = 0;
+  let emitted: i32 = 0;
+  const NL = ONES * 0x0a;
+  const ESC = ONES * 0x1b;
+  const BS = ONES * 0x5c;
+  for (let i: i32 = 0; i < n; i += 8) {
+    const x = load<u64>(block + <usize>i);
+    if ((zeroBytes(x ^ NL) | zeroBytes(x ^ ESC) | zeroBytes(x ^ BS)) == 0) continue;
+    const end = min(i + 8, n);
+    for (let k: i32 = i; k < end; k++) {
+      const c = load<u8>(block + <usize>k);
+      if (c == 0x0a) {
+        const from = h;
+        while (h < count && load<i32>(hitPairs + (<usize>h << 3)) < k) h++;
+        if (h > from || special) {
+          if (emitted >= cap) return -1;
+          const o = out + <usize>emitted * 24;
+          store<i32>(o, lineNo);
+          store<i32>(o, lineStart, 4);
+          store<i32>(o, k, 8);
+          store<i32>(o, from, 12);
+          store<i32>(o, h, 16);
+          store<i32>(o, special, 20);
+          emitted++;
+        }
+        lineNo++;
+        lineStart = k + 1;
+        special = 0;
+      } else if (c == 0x1b || c == 0x5c) special = 1;
+    }
+  }
+  if (lineStart < n) {
+    const from = h;
+    h = count;
+    if (h > from || special) {
+      if (emitted >= cap) return -1;
+      const o = out + <usize>emitted * 24;
+      store<i32>(o, lineNo);
+      store<i32>(o, lineStart, 4);
+      store<i32>(o, n, 8);
+      store<i32>(o, from, 12);
+      store<i32>(o, h, 16);
+      store<i32>(o, special, 20);
+      emitted++;
+    }
+    lineNo++;
+  }
+  totalLines = lineNo;
+  return emitted;
 }

@@ -19,7 +19,7 @@ import { MIN_LITERAL_CHARS, MAX_PATTERN_LENGTH, parseSimplePattern, patternInfo,
 import { lineViews, needsViews, type LineView } from './text';
 import { ChainMatcher, RegexMatcher, hasTerminator, terminators, type RawMatch } from './engine/matchers';
 import { GramCounts, TIERS, Tier, planTiers } from './engine/prefilter';
-import { type ByteIndex, buildByteIndex } from './engine/bytes';
+import { type ByteIndex, type NativeLines, buildByteIndex } from './engine/bytes';
 import { wasmScanner } from './engine/wasmScan';
 
 export interface EngineEntry {
@@ -532,6 +532,8 @@ export class MatchEngine {
       }
       return lineNo;
     }
+    const listed = index.native?.scanLines(buf, n);
+    if (listed) return this.matchListedLines(bytes, listed, onLine);
     const hits = index.scan(buf, n);
     // lines whose views differ from their bytes: ANSI escapes and JSON escapes (matched in full)
     const special: number[] = [];
@@ -592,6 +594,37 @@ export class MatchEngine {
       nl = nextNl(pos);
     }
     return pos < n ? lineNo + 1 : lineNo;
+  }
+
+  /** The lines the WebAssembly line walk listed: the same work as the JS walk in matchAlignedBytes. */
+  private matchListedLines(bytes: Buffer, listed: NativeLines, onLine: (lineIndex: number, matches: LineMatch[], line: string) => void): number {
+    // copies: the views into the module's memory do not survive a reentrant scan from onLine
+    const entries = listed.entries.slice();
+    const pairs = listed.pairs.slice();
+    const total = listed.total;
+    if (!this.byteSeen) this.byteSeen = new Int32Array(this.size);
+    const seen = this.byteSeen;
+    const cands: number[] = [];
+    for (let i = 0; i < listed.lines; i++) {
+      const o = i * 6;
+      if (++this.byteStamp >= 0x3fffffff) {
+        seen.fill(0);
+        this.byteStamp = 1;
+      }
+      const st = this.byteStamp;
+      cands.length = 0;
+      for (let h = entries[o + 3]!, to = entries[o + 4]!; h < to; h++) {
+        const rec = pairs[2 * h + 1]!;
+        if (seen[rec] !== st) {
+          seen[rec] = st;
+          cands.push(rec);
+        }
+      }
+      const line = utf8Slice(bytes, entries[o + 1]!, entries[o + 2]!);
+      const ms = entries[o + 5] ? this.matchLine(line) : this.matchLineWith(line, cands);
+      if (ms.length) onLine(entries[o]!, ms, line);
+    }
+    return total;
   }
 
   /** Cheap check: false means matchLine(line) is certainly empty. */

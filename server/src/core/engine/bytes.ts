@@ -67,10 +67,14 @@ export function filterMask(h: number): number {
   return (1 << (g >>> 27)) | (1 << ((g >>> 22) & 31));
 }
 
-/** Does h pass the blocked Bloom filter (all bits of its mask set in its word)? */
-function passes(filter: Int32Array, h: number): boolean {
+/** Does h pass tier t's filter: its bitmap bit (T8, T4), or both bits of its blocked Bloom word? */
+function passes(t: ByteTier, h: number): boolean {
+  if (t.bitmapBits > 0) {
+    const i = h >>> (32 - t.bitmapBits);
+    return ((t.filter[i >>> 5]! >>> (i & 31)) & 1) !== 0;
+  }
   const m = filterMask(h);
-  return (filter[reduce(h, filter.length)]! & m) === m;
+  return (t.filter[reduce(h, t.filter.length)]! & m) === m;
 }
 
 /** Filter bits per indexed window; each sets two bits in one word (about 2 % false positives). */
@@ -96,9 +100,14 @@ export class ByteTier {
   private src: Uint8Array = new Uint8Array(0);
   private count = 0; // keys added
 
+  /** > 0: the filter is a plain bitmap of 2^bitmapBits bits indexed by a hash's top bits (the
+   * small tiers: one load and no multiplication per probe); 0: a blocked Bloom filter. */
+  bitmapBits = 0;
+
   constructor(
     readonly span: Span,
     readonly stride: 4 | 8 | 16,
+    private readonly bitmap = false,
   ) {}
 
   /** Key length in bytes of this tier. */
@@ -127,16 +136,24 @@ export class ByteTier {
     const buckets = Math.max(1, Math.ceil(count / LOAD));
     this.buckets = buckets;
     this.table = new Int32Array(buckets * BUCKET_WORDS);
-    this.filter = new Int32Array(Math.max(1, Math.ceil((count * FILTER_BITS) / 32)));
+    if (this.bitmap) {
+      // about 64 bits per window (1.5 % false positives), at least 2^16 bits (8 KB)
+      this.bitmapBits = Math.min(31, Math.max(16, Math.ceil(Math.log2(Math.max(1, count) * 64))));
+      this.filter = new Int32Array(2 ** (this.bitmapBits - 5));
+    } else this.filter = new Int32Array(Math.max(1, Math.ceil((count * FILTER_BITS) / 32)));
     const t = this.table;
     const f = this.filter;
+    const top = 32 - this.bitmapBits;
     for (let s = 0; s < keys; s++) {
       const at = this.pendingOffs[s]!;
       const fp = fingerprint(src, at, m);
       const rec = this.pendingRecs[s]!;
       for (let off = 0; off < per; off++) {
         const h = windowHash(src, at + off, this.span);
-        f[reduce(h, f.length)]! |= filterMask(h);
+        if (this.bitmap) {
+          const i = h >>> top;
+          f[i >>> 5]! |= 1 << (i & 31);
+        } else f[reduce(h, f.length)]! |= filterMask(h);
         let bucket = reduce(h, buckets);
         for (;;) {
           const base = bucket * BUCKET_WORDS;
@@ -187,6 +204,19 @@ export interface ByteTiers {
  * undefined when it cannot take this block (then scanJs runs). */
 export interface NativeScanner {
   scan(buf: Uint8Array, n: number): { pos: Int32Array; rec: Int32Array; count: number } | undefined;
+  /** scan, then the line walk (engine.ts matchAlignedBytes does it in JS otherwise): the lines that
+   * hold hits or an ESC / backslash byte. Views into the module's memory, valid until the next call. */
+  scanLines(buf: Uint8Array, n: number): NativeLines | undefined;
+}
+
+/** The native line walk's result: per listed line six i32 in `entries` (line number, start, end
+ * without the \n, first hit, end of hits, 1 if the line holds ESC or backslash); `pairs` holds the
+ * hits as (position, record) in position order; `total` is the number of lines in the block. */
+export interface NativeLines {
+  entries: Int32Array;
+  lines: number;
+  pairs: Int32Array;
+  total: number;
 }
 
 export class ByteIndex {
@@ -302,7 +332,6 @@ export class ByteIndex {
     }
     const c8h = this.cand8H;
     const c8p = this.cand8P;
-    const f8 = t8.filter;
     for (let k = 0; k < lastWord; k += 2) {
       const h8 = Math.imul(words[k]!, C1) ^ Math.imul(words[k + 1]!, C2);
       const h = h8 ^ Math.imul(words[k + 2]!, C3);
@@ -310,17 +339,16 @@ export class ByteIndex {
       ch[nc] = h;
       cp[nc] = k << 2;
       nc += (f12[reduce(h, w12)]! & mk) === mk ? 1 : 0;
-      if (use8 && passes(f8, h8)) {
+      if (use8 && passes(t8, h8)) {
         c8h[nc8] = h8;
         c8p[nc8++] = k << 2;
       }
     }
     // T4 (few records with short keys): its own pass, one probe every 4 bytes
     if (t4.size > 0) {
-      const f4 = t4.filter;
       for (let k = 0; k < lastWord; k++) {
         const h = Math.imul(words[k]!, C1);
-        if (passes(f4, h)) this.probe(t4, h, k << 2, buf, n);
+        if (passes(t4, h)) this.probe(t4, h, k << 2, buf, n);
       }
     }
     for (let i = 0; i < nc8; i++) this.probe(t8, c8h[i]!, c8p[i]!, buf, n);
@@ -456,8 +484,8 @@ export function buildByteIndex(literals: (readonly string[] | null)[]): ByteInde
   const lb = new LiteralBytes(literals);
   const { bytes, off, len, first } = lb;
   const t12 = new ByteTier(12, 8);
-  const t8 = new ByteTier(8, 8);
-  const t4 = new ByteTier(4, 4);
+  const t8 = new ByteTier(8, 8, true);
+  const t4 = new ByteTier(4, 4, true);
   // T12 takes every record with a literal of >= 19 bytes (nearly all), shorter ones go to T8 and
   // T4, whose probes cost extra: the longest tier a record fits.
   const tiers = [t12, t8, t4];

@@ -3,7 +3,7 @@
 // once into the module's memory, each block is copied in, the hits are copied out. Returns
 // undefined wherever WebAssembly is unavailable; ByteIndex then scans in JS (same results).
 
-import { type ByteIndex, type ByteTier, type NativeScanner, BUCKET_WORDS } from './bytes';
+import { type ByteIndex, type ByteTier, type NativeLines, type NativeScanner, BUCKET_WORDS } from './bytes';
 import { SCAN_WASM_BASE64 } from './scanWasm.generated';
 
 /** The part of the WebAssembly JS API used here (lib "dom" is not in this project's lib). */
@@ -19,7 +19,7 @@ interface WasmApi {
 const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
 
 const PAGE = 65536;
-const CFG = 0; // 3 rows of 6 i32 (see server/wasm/scan.ts)
+const CFG = 0; // 3 rows of 8 i32 (see server/wasm/scan.ts)
 
 let compiled: object | null | undefined;
 
@@ -36,10 +36,17 @@ function module(): object | undefined {
 
 const align = (x: number): number => (x + 63) & ~63;
 
+type Exports = {
+  scan(cfg: number, block: number, n: number, cand: number, out: number, cap: number): number;
+  hits(): number;
+  lines(block: number, n: number, hits: number, count: number, out: number, cap: number): number;
+  lineCount(): number;
+};
+
 class WasmScanner implements NativeScanner {
   private readonly mem: WasmMemory;
-  private readonly run: (cfg: number, block: number, n: number, cand: number, out: number, cap: number) => number;
-  /** Start of the per-block area (block, candidates, hits); everything before is the index. */
+  private readonly fn: Exports;
+  /** Start of the per-block area (block, candidates, hits, lines); everything before is the index. */
   private readonly area: number;
 
   constructor(api: WasmApi, mod: object, tiers: ByteTier[]) {
@@ -53,37 +60,49 @@ class WasmScanner implements NativeScanner {
       at.push({ filter, table });
     }
     this.area = size;
-    this.mem = new api.Memory({ initial: Math.ceil((size + (4 << 20)) / PAGE) });
+    this.mem = new api.Memory({ initial: Math.ceil((size + (16 << 20)) / PAGE) });
     const inst = new api.Instance(mod, { env: { memory: this.mem } });
-    this.run = inst.exports.scan as WasmScanner['run'];
+    this.fn = inst.exports as unknown as Exports;
     const i32 = new Int32Array(this.mem.buffer);
     tiers.forEach((t, k) => {
       new Int32Array(this.mem.buffer, at[k]!.filter, t.filter.length).set(t.filter);
       new Int32Array(this.mem.buffer, at[k]!.table, t.table.length).set(t.table);
-      const row = (CFG >> 2) + k * 6;
+      const row = (CFG >> 2) + k * 8;
       i32[row] = at[k]!.filter;
       i32[row + 1] = t.filter.length;
       i32[row + 2] = at[k]!.table;
       i32[row + 3] = t.table.length / BUCKET_WORDS;
       i32[row + 4] = t.keyLen;
       i32[row + 5] = t.size;
+      i32[row + 6] = t.bitmapBits;
     });
   }
 
-  scan(buf: Uint8Array, n: number): { pos: Int32Array; rec: Int32Array; count: number } | undefined {
+  /** Copy the block in and run the scan: the hit count (hits at fn.hits()), or -1 on overflow. */
+  private run(buf: Uint8Array, n: number): { count: number; cap: number; after: number } | undefined {
+    if (n >= 1 << 28) return undefined; // positions are packed with 2 tag bits
     const block = this.area;
     const cand = align(block + n + 32);
-    const candBytes = 2 * ((((n + 3) >>> 3) + 8) * 8);
+    // T12's passes (one list entry per probe at most), then the small tiers' (three per probe)
+    const candBytes = 4 * ((((n + 7) >>> 3) + 16) * 8);
     const out = align(cand + candBytes);
     const cap = (n >>> 2) + 1024;
-    const need = out + cap * 8;
+    const after = align(out + 2 * cap * 8);
+    // room for the line walk's output too (see scanLines)
+    const need = after + (cap + (n >>> 4) + 64) * 24;
     if (need > this.mem.buffer.byteLength) this.mem.grow(Math.ceil((need - this.mem.buffer.byteLength) / PAGE));
     const bytes = new Uint8Array(this.mem.buffer, block, n + 32);
     bytes.set(buf.subarray(0, n));
     bytes.fill(0, n, n + 32);
-    const count = this.run(CFG, block, n, cand, out, cap);
-    if (count < 0) return undefined;
-    const pairs = new Int32Array(this.mem.buffer, out, count * 2);
+    const count = this.fn.scan(CFG, block, n, cand, out, cap);
+    return count < 0 ? undefined : { count, cap, after };
+  }
+
+  scan(buf: Uint8Array, n: number): { pos: Int32Array; rec: Int32Array; count: number } | undefined {
+    const r = this.run(buf, n);
+    if (!r) return undefined;
+    const { count } = r;
+    const pairs = new Int32Array(this.mem.buffer, this.fn.hits(), count * 2);
     const pos = new Int32Array(Math.max(count, 1024));
     const rec = new Int32Array(Math.max(count, 1024));
     for (let i = 0; i < count; i++) {
@@ -91,6 +110,21 @@ class WasmScanner implements NativeScanner {
       rec[i] = pairs[2 * i + 1]!;
     }
     return { pos, rec, count };
+  }
+
+  scanLines(buf: Uint8Array, n: number): NativeLines | undefined {
+    const r = this.run(buf, n);
+    if (!r) return undefined;
+    const hits = this.fn.hits();
+    const cap = r.cap + (n >>> 4) + 64;
+    const lines = this.fn.lines(this.area, n, hits, r.count, r.after, cap);
+    if (lines < 0) return undefined;
+    return {
+      entries: new Int32Array(this.mem.buffer, r.after, lines * 6),
+      lines,
+      pairs: new Int32Array(this.mem.buffer, hits, r.count * 2),
+      total: this.fn.lineCount(),
+    };
   }
 }
 
