@@ -620,8 +620,12 @@ export class MatchEngine {
           cands.push(rec);
         }
       }
-      const line = utf8Slice(bytes, entries[o + 1]!, entries[o + 2]!);
-      const ms = entries[o + 5] ? this.matchLine(line) : this.matchLineWith(line, cands);
+      const start = entries[o + 1]!;
+      const end = entries[o + 2]!;
+      const line = utf8Slice(bytes, start, end);
+      // a CRLF line: matched without its CR (what its first view would be: same matches and
+      // offsets, without making views)
+      const ms = entries[o + 5] ? this.matchLine(line) : this.matchLineWith(end > start && bytes[end - 1] === 0x0d ? line.slice(0, -1) : line, cands);
       if (ms.length) onLine(entries[o]!, ms, line);
     }
     return total;
@@ -677,14 +681,14 @@ export class MatchEngine {
         const at = this.resultAt[rec]!;
         const prev = results[at]!;
         if (start > prev.start || (start === prev.start && (!json || this.fromJson[at]))) continue;
-        results[at] = this.toLineMatch(rec, raw, start, view, line);
+        results[at] = view ? this.toLineMatch(rec, raw, start, view, line) : this.plainMatch(rec, raw, line);
         this.fromJson[at] = json;
         continue;
       }
       this.lineSeen[rec] = this.lineStamp;
       this.resultAt[rec] = results.length;
       this.fromJson[results.length] = json;
-      results.push(this.toLineMatch(rec, raw, start, view, line));
+      results.push(view ? this.toLineMatch(rec, raw, start, view, line) : this.plainMatch(rec, raw, line));
     }
   }
 
@@ -706,6 +710,21 @@ export class MatchEngine {
       this.matcherCache[rec] = m;
     }
     return m;
+  }
+
+  /** toLineMatch for a match in the line itself (no view: offsets are the line's), the common case
+   * of a file scan, without the view mapping. */
+  private plainMatch(rec: number, raw: RawMatch, line: string): LineMatch {
+    const names = this.entries[rec]!.captureNames;
+    const caps = raw.caps;
+    const captures: Capture[] = [];
+    for (let i = 0; i < caps.length; i += 2) {
+      const s = caps[i]!;
+      if (s < 0) continue;
+      const e = caps[i + 1]!;
+      captures.push({ name: names[i >> 1] ?? String((i >> 1) + 1), value: line.slice(s, e), start: s, end: e });
+    }
+    return { entry: rec, start: raw.start, end: raw.end, text: line.slice(raw.start, raw.end), captures, literalLength: this.literalLengths[rec]!, codeInLine: false };
   }
 
   private toLineMatch(rec: number, raw: RawMatch, start: number, view: LineView | undefined, line: string): LineMatch {

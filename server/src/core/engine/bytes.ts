@@ -77,8 +77,10 @@ function passes(t: ByteTier, h: number): boolean {
   return (t.filter[reduce(h, t.filter.length)]! & m) === m;
 }
 
-/** Filter bits per indexed window; each sets two bits in one word (about 2 % false positives). */
-const FILTER_BITS = 16;
+/** Filter bits per indexed window; each sets two bits in one word (about 5 % false positives).
+ * A smaller filter stays in cache: at 500k records 8 bits scanned ~25 % faster than 16 (4 vs 8 MB;
+ * 6 and 4 bits were slower again: too many table lookups), at 100k both the same. */
+const FILTER_BITS = 8;
 /** Windows per table bucket on average (of SLOTS): few buckets overflow into the next line. */
 const LOAD = 3.5;
 /** A bucket is 16 words (one 64-byte cache line): 5 hashes, 5 fingerprints, 5 payloads, and
