@@ -19,7 +19,7 @@ import { MIN_LITERAL_CHARS, MAX_PATTERN_LENGTH, parseSimplePattern, patternInfo,
 import { lineViews, needsViews, type LineView } from './text';
 import { ChainMatcher, RegexMatcher, hasTerminator, terminators, type RawMatch } from './engine/matchers';
 import { GramCounts, TIERS, Tier, planTiers } from './engine/prefilter';
-import { type ByteIndex, type NativeLines, buildByteIndex } from './engine/bytes';
+import { type ByteIndex, type NativeLines, buildByteIndexOf } from './engine/bytes';
 import { wasmScanner } from './engine/wasmScan';
 
 export interface EngineEntry {
@@ -471,15 +471,7 @@ export class MatchEngine {
   }
 
   private buildByteIndex(): ByteIndex {
-    const literals: (string[] | null)[] = new Array<string[] | null>(this.size);
-    for (let i = 0; i < this.size; i++) {
-      if (!this.usable[i]) literals[i] = null;
-      else {
-        const pattern = this.entries[i]!.pattern;
-        literals[i] = parseSimplePattern(pattern)?.literals ?? patternInfo(pattern)?.requiredLiterals ?? [];
-      }
-    }
-    return buildByteIndex(literals);
+    return buildByteIndexOf(this.size, (i) => (this.usable[i] ? requiredLiterals(this.entries[i]!.pattern) : null));
   }
 
   /**

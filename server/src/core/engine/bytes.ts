@@ -438,12 +438,17 @@ class LiteralBytes {
   len: number[] = [];
   readonly first: Int32Array;
   private readonly enc = new TextEncoder();
-  constructor(literals: (readonly string[] | null)[]) {
-    const n = literals.length;
+  /** Records that take part (literalsOf gave an array, possibly empty). */
+  readonly usable: Uint8Array;
+  constructor(n: number, literalsOf: (i: number) => readonly string[] | null) {
     this.first = new Int32Array(n + 1);
+    this.usable = new Uint8Array(n);
     for (let i = 0; i < n; i++) {
       this.first[i] = this.off.length;
-      for (const l of literals[i] ?? []) this.addLiteral(l);
+      const lits = literalsOf(i);
+      if (!lits) continue;
+      this.usable[i] = 1;
+      for (const l of lits) this.addLiteral(l);
     }
     this.first[n] = this.off.length;
   }
@@ -482,9 +487,14 @@ class LiteralBytes {
  * candidate, e.g. a rejected pattern) and build the index.
  */
 export function buildByteIndex(literals: (readonly string[] | null)[]): ByteIndex {
-  const n = literals.length;
-  const lb = new LiteralBytes(literals);
-  const { bytes, off, len, first } = lb;
+  return buildByteIndexOf(literals.length, (i) => literals[i] ?? null);
+}
+
+/** buildByteIndex with each record's literals asked for once, in order, and not kept: at 500k
+ * records, holding every literal string until the end made the build mostly garbage collection. */
+export function buildByteIndexOf(n: number, literalsOf: (i: number) => readonly string[] | null): ByteIndex {
+  const lb = new LiteralBytes(n, literalsOf);
+  const { bytes, off, len, first, usable } = lb;
   const t12 = new ByteTier(12, 8);
   const t8 = new ByteTier(8, 8, true);
   const t4 = new ByteTier(4, 4, true);
@@ -504,7 +514,7 @@ export function buildByteIndex(literals: (readonly string[] | null)[]): ByteInde
   };
   const unkeyed: number[] = [];
   for (let i = 0; i < n; i++) {
-    if (!literals[i]) continue;
+    if (!usable[i]) continue;
     let l = 0;
     for (let k = first[i]!; k < first[i + 1]!; k++) if (len[k]! > l) l = len[k]!;
     const tier = tiers.find((t) => l >= t.keyLen);
