@@ -127,6 +127,17 @@ function sortHits(p: usize, count: i32, tmp: usize): usize {
   return src;
 }
 
+/** Write T12's probe at byte `pos` (hash h) at the end of the candidate list; 1 when it passes the
+ * filter (the list grows), else 0 (the next probe overwrites it): no branch on the filter. */
+@inline function listProbe(cand: usize, nc: i32, h: i32, pos: i32, f12: usize, w12: u32): i32 {
+  const w = load<u32>(f12 + (<usize>reduce(h, w12) << 2));
+  const mk = filterMask(h);
+  const c = cand + (<usize>nc << 3);
+  store<i32>(c, h);
+  store<i32>(c, pos, 4);
+  return <i32>((w & mk) == mk);
+}
+
 let hitsAt: usize = 0;
 
 /** Where the last scan's sorted hits are (pairs of i32: key start, record). */
@@ -160,12 +171,7 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
     for (let k: i32 = 0; k < lastWord; k += 2) {
       const p = block + (<usize>k << 2);
       const h = (load<i32>(p) * C1) ^ (load<i32>(p, 4) * C2) ^ (load<i32>(p, 8) * C3);
-      const w = load<u32>(f12 + (<usize>reduce(h, w12) << 2));
-      const mk = filterMask(h);
-      const c = cand + (<usize>nc << 3);
-      store<i32>(c, h);
-      store<i32>(c, k << 2, 4);
-      nc += <i32>((w & mk) == mk);
+      nc += listProbe(cand, nc, h, k << 2, f12, w12);
     }
   } else {
     // the same, plus T8 (the 8 bytes at k) and T4 (4 bytes at k and k + 4) on small bitmaps:
@@ -181,15 +187,10 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
       const w1 = load<i32>(p, 4);
       const h8 = a0 ^ (w1 * C2);
       const h = h8 ^ (load<i32>(p, 8) * C3);
-      const w = load<u32>(f12 + (<usize>reduce(h, w12) << 2));
-      const mk = filterMask(h);
-      const c = cand + (<usize>nc << 3);
-      store<i32>(c, h);
-      store<i32>(c, k << 2, 4);
-      nc += <i32>((w & mk) == mk);
+      nc += listProbe(cand, nc, h, k << 2, f12, w12);
       if (use8 && inBitmap(f8, b8, h8)) {
         const s = small + (<usize>ns << 3);
-          ns++;
+        ns++;
         store<i32>(s, h8);
         store<i32>(s, (k << 4) | 1, 4);
       }
@@ -252,6 +253,16 @@ export function lineCount(): i32 {
   return totalLines;
 }
 
+/** One listed line: number, start, end, its hits [from, to), whether it holds ESC or backslash. */
+@inline function listLine(o: usize, lineNo: i32, start: i32, end: i32, from: i32, to: i32, special: i32): void {
+  store<i32>(o, lineNo);
+  store<i32>(o, start, 4);
+  store<i32>(o, end, 8);
+  store<i32>(o, from, 12);
+  store<i32>(o, to, 16);
+  store<i32>(o, special, 20);
+}
+
 /**
  * Walk the n bytes at `block` (8-byte aligned, 32 zero bytes after) once, with the `count` sorted
  * hits at `hitPairs`. For each line that holds a hit or an ESC / backslash byte, writes six i32 at
@@ -279,13 +290,7 @@ export function lines(block: usize, n: i32, hitPairs: usize, count: i32, out: us
         while (h < count && load<i32>(hitPairs + (<usize>h << 3)) < k) h++;
         if (h > from || special) {
           if (emitted >= cap) return -1;
-          const o = out + <usize>emitted * 24;
-          store<i32>(o, lineNo);
-          store<i32>(o, lineStart, 4);
-          store<i32>(o, k, 8);
-          store<i32>(o, from, 12);
-          store<i32>(o, h, 16);
-          store<i32>(o, special, 20);
+          listLine(out + <usize>emitted * 24, lineNo, lineStart, k, from, h, special);
           emitted++;
         }
         lineNo++;
@@ -295,17 +300,9 @@ export function lines(block: usize, n: i32, hitPairs: usize, count: i32, out: us
     }
   }
   if (lineStart < n) {
-    const from = h;
-    h = count;
-    if (h > from || special) {
+    if (count > h || special) {
       if (emitted >= cap) return -1;
-      const o = out + <usize>emitted * 24;
-      store<i32>(o, lineNo);
-      store<i32>(o, lineStart, 4);
-      store<i32>(o, n, 8);
-      store<i32>(o, from, 12);
-      store<i32>(o, h, 16);
-      store<i32>(o, special, 20);
+      listLine(out + <usize>emitted * 24, lineNo, lineStart, n, h, count, special);
       emitted++;
     }
     lineNo++;
