@@ -21,8 +21,8 @@ const OVERFLOW: i32 = 0x100;
 const ROW: usize = 32;
 
 /** floor(h * n / 2^32): a uniform index in [0, n) from the top bits of h. */
-@inline function reduce(h: i32, n: u32): u32 {
-  return <u32>((<u64><u32>h * <u64>n) >>> 32);
+@inline function reduce(h: u32, n: u32): u32 {
+  return <u32>((<u64>h * <u64>n) >>> 32);
 }
 
 /** Mask of the two filter bits of h inside its word. */
@@ -37,10 +37,23 @@ const ROW: usize = 32;
   return ((load<u32>(f + (<usize>(i >>> 5) << 2)) >>> (i & 31)) & 1) != 0;
 }
 
-/** FNV-1a of m bytes at p, folded: the key fingerprint (same as bytes.ts fingerprint()). */
+const FP0: i32 = 0x27d4eb2f;
+const FP_STEP: i32 = 0x9e3779b8;
+
+/** The key fingerprint of the m bytes at p (same as bytes.ts fingerprint()): independent products
+ * of its 4-byte words and of its last m % 4 bytes, mixed. */
 function fingerprint(p: usize, m: i32): i32 {
-  let h: i32 = 0x811c9dc5;
-  for (let k: i32 = 0; k < m; k++) h = (h ^ <i32>load<u8>(p + <usize>k)) * 0x01000193;
+  let h: i32 = m;
+  let k: i32 = 0;
+  let c: i32 = FP0;
+  for (; k + 4 <= m; k += 4) {
+    h ^= load<i32>(p + <usize>k) * c;
+    c += FP_STEP;
+  }
+  let tail: i32 = 0;
+  for (let s: i32 = 0; k < m; k++, s += 8) tail |= <i32>load<u8>(p + <usize>k) << s;
+  h ^= tail * c;
+  h = (h ^ <i32>(<u32>h >>> 16)) * C5;
   return h ^ <i32>(<u32>h >>> 15);
 }
 
@@ -54,7 +67,7 @@ function probe(row: usize, h: i32, probe: i32, block: usize, n: i32): void {
   const table = <usize>load<i32>(row, 8);
   const buckets = <u32>load<i32>(row, 12);
   const m = load<i32>(row, 16);
-  let bucket = reduce(h, buckets);
+  let bucket = reduce(<u32>h, buckets);
   let fp: i32 = 0;
   let fpAt: i32 = -1;
   for (;;) {
@@ -130,7 +143,7 @@ function sortHits(p: usize, count: i32, tmp: usize): usize {
 /** Write T12's probe at byte `pos` (hash h) at the end of the candidate list; 1 when it passes the
  * filter (the list grows), else 0 (the next probe overwrites it): no branch on the filter. */
 @inline function listProbe(cand: usize, nc: i32, h: i32, pos: i32, f12: usize, w12: u32): i32 {
-  const w = load<u32>(f12 + (<usize>reduce(h, w12) << 2));
+  const w = load<u32>(f12 + (<usize>reduce(<u32>h, w12) << 2));
   const mk = filterMask(h);
   const c = cand + (<usize>nc << 3);
   store<i32>(c, h);
@@ -211,10 +224,21 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
       }
     }
   }
-  // look the passes up in position order (both lists are ascending): hits come out nearly sorted
+  // look the passes up in position order (both lists are ascending): hits come out nearly sorted.
+  // T12's buckets are mostly cache misses: each batch of them is first touched with independent
+  // loads (the CPU overlaps those misses), then probed from cache.
+  const t12 = <usize>load<i32>(r12, 8);
+  const b12 = <u32>load<i32>(r12, 12);
   let i: i32 = 0;
   let j: i32 = 0;
+  let touched: i32 = 0;
   while (i < nc || j < ns) {
+    if (i >= touched && i < nc) {
+      touched = min(i + 16, nc);
+      let sink: i32 = 0;
+      for (let t = i; t < touched; t++) sink |= load<i32>(t12 + (<usize>reduce(load<u32>(cand + (<usize>t << 3)), b12) << 6), 60);
+      if (sink == 0x7fffffff) touched = i; // keeps the loads (never true: meta counts stay small)
+    }
     const ci = cand + (<usize>i << 3);
     const sj = small + (<usize>j << 3);
     const pi = i < nc ? load<i32>(ci, 4) : 0x7fffffff;
@@ -253,29 +277,200 @@ export function lineCount(): i32 {
   return totalLines;
 }
 
-/** One listed line: number, start, end, its hits [from, to), whether it holds ESC or backslash. */
-@inline function listLine(o: usize, lineNo: i32, start: i32, end: i32, from: i32, to: i32, special: i32): void {
+// ---------------------------------------------------------------------------------------------
+// Exact matching of "simple" patterns (literals and (.+?) holes) on plain ASCII lines, as
+// ChainMatcher.inSegment (engine/matchers.ts) does on the decoded line: each literal's first
+// occurrence from the previous literal's end + 1, a leading hole needs one character before the
+// first literal, a trailing hole runs to the line end less trailing whitespace. On such a line a
+// byte is a UTF-16 unit, so the offsets are the string's.
+//
+// Chain table (cfg row 3, at cfg + 96): [infoPtr, poolPtr, stampPtr, 0]. Per record two i32 at
+// info: the offset of its literals in the pool, and count | leading << 16 | trailing << 17 |
+// chainable << 18. The pool holds each literal as a u16 byte length and its UTF-8 bytes.
+
+const CHAINABLE: i32 = 1 << 18;
+
+/** First occurrence of the ll bytes at lit in line[from, len), or -1 (String.indexOf). */
+function find(line: usize, len: i32, lit: usize, ll: i32, from: i32): i32 {
+  const first = load<u8>(lit);
+  const last = len - ll;
+  for (let i = from; i <= last; i++) {
+    if (load<u8>(line + <usize>i) != first) continue;
+    let k: i32 = 1;
+    while (k < ll && load<u8>(line + <usize>(i + k)) == load<u8>(lit + <usize>k)) k++;
+    if (k == ll) return i;
+  }
+  return -1;
+}
+
+@inline function isSpace(c: u32): bool {
+  return c == 32 || c == 9 || c == 11 || c == 12;
+}
+
+/** Match record rec's chain on line[0, len); on a match write [rec, start, end, caps, (capStart,
+ * capEnd) * caps] at res and return the number of i32 written, else 0. */
+function chainMatch(line: usize, len: i32, rec: i32, info: usize, pool: usize, res: usize): i32 {
+  const meta = load<i32>(info + (<usize>rec << 3), 4);
+  let p = pool + <usize>load<i32>(info + (<usize>rec << 3));
+  const count = meta & 0xffff;
+  const leading = (meta >> 16) & 1;
+  let from: i32 = leading;
+  let start: i32 = -1;
+  let prevEnd: i32 = 0;
+  let caps: i32 = 0;
+  const capAt = res + 16;
+  for (let i: i32 = 0; i < count; i++) {
+    const ll = <i32>load<u16>(p);
+    const lit = p + 2;
+    p = lit + <usize>ll;
+    let pos: i32;
+    if (ll == 0) {
+      if (from > len) return 0;
+      pos = from;
+    } else {
+      pos = find(line, len, lit, ll, from);
+      if (pos < 0) return 0;
+    }
+    if (i == 0) {
+      start = leading ? 0 : pos;
+      if (leading) {
+        store<i32>(capAt, 0);
+        store<i32>(capAt, pos, 4);
+        caps = 1;
+      }
+    } else {
+      const c = capAt + (<usize>caps << 3);
+      store<i32>(c, prevEnd);
+      store<i32>(c, pos, 4);
+      caps++;
+    }
+    prevEnd = pos + ll;
+    from = prevEnd + 1;
+  }
+  let end = prevEnd;
+  if ((meta >> 17) & 1) {
+    if (prevEnd + 1 > len) return 0;
+    end = len;
+    while (end > prevEnd + 1 && isSpace(load<u8>(line + <usize>(end - 1)))) end--;
+    const c = capAt + (<usize>caps << 3);
+    store<i32>(c, prevEnd);
+    store<i32>(c, end, 4);
+    caps++;
+  }
+  store<i32>(res, rec);
+  store<i32>(res, start, 4);
+  store<i32>(res, end, 8);
+  store<i32>(res, caps, 12);
+  return 4 + 2 * caps;
+}
+
+/** Can line[0, len) be matched here: only ASCII, no CR (the caller dropped a final one), and not
+ * a JSON-structured line (last non-blank character '}' and a '{' in it: its string values are
+ * matched as views, in JS)? */
+function plainAscii(line: usize, len: i32): bool {
+  let brace = false;
+  for (let i: i32 = 0; i < len; i++) {
+    const c = load<u8>(line + <usize>i);
+    if (c >= 0x80 || c == 0x0d) return false;
+    if (c == 0x7b) brace = true;
+  }
+  if (!brace) return true;
+  let e = len;
+  while (e > 0 && (load<u8>(line + <usize>(e - 1)) == 32 || load<u8>(line + <usize>(e - 1)) == 9)) e--;
+  return !(e > 0 && load<u8>(line + <usize>(e - 1)) == 0x7d);
+}
+
+let stampNow: i32 = 0;
+let resPtr: usize = 0;
+let resCap: i32 = 0;
+let resCount: i32 = 0;
+
+/** Where the last `lines` call wrote its match results (i32). */
+export function results(): usize {
+  return resPtr;
+}
+
+/** Verify the line's hits [from, to) here when every candidate record is chainable and the line is
+ * plain ASCII: returns 2 with its matches appended to the results (possibly none), 0 when the line
+ * must be matched in JS, or -1 when the results are full. */
+function verify(cfg: usize, block: usize, start: i32, end: i32, hitPairs: usize, from: i32, to: i32): i32 {
+  const info = <usize>load<i32>(cfg, 96);
+  if (info == 0) return 0;
+  const pool = <usize>load<i32>(cfg, 100);
+  const stamps = <usize>load<i32>(cfg, 104);
+  let len = end - start;
+  const line = block + <usize>start;
+  if (len > 0 && load<u8>(line + <usize>(len - 1)) == 0x0d) len--;
+  if (!plainAscii(line, len)) return 0;
+  for (let h = from; h < to; h++) {
+    const rec = load<i32>(hitPairs + (<usize>h << 3), 4);
+    if ((load<i32>(info + (<usize>rec << 3), 4) & CHAINABLE) == 0) return 0;
+  }
+  if (++stampNow == 0x3fffffff) {
+    memory.fill(stamps, 0, <usize>load<i32>(cfg, 108) << 2);
+    stampNow = 1;
+  }
+  for (let h = from; h < to; h++) {
+    const rec = load<i32>(hitPairs + (<usize>h << 3), 4);
+    const st = stamps + (<usize>rec << 2);
+    if (load<i32>(st) == stampNow) continue;
+    store<i32>(st, stampNow);
+    const meta = load<i32>(info + (<usize>rec << 3), 4);
+    if (resCount + 6 + 2 * (meta & 0xffff) > resCap) return -1;
+    resCount += chainMatch(line, len, rec, info, pool, resPtr + (<usize>resCount << 2));
+  }
+  return 2;
+}
+
+let listed: i32 = 0;
+let listCap: i32 = 0;
+let listPtr: usize = 0;
+
+/** The line [start, end) with hits [from, to) and `special` (holds ESC or backslash): list it as
+ * eight i32 [line number, start, end, first hit, end of hits, status, first result, end of
+ * results] unless it was verified here without a match. Status: 0 match in JS, 1 match in JS
+ * with views (special), 2 verified here (its matches are the results). False when out of room. */
+function consider(cfg: usize, block: usize, lineNo: i32, start: i32, end: i32, hitPairs: usize, from: i32, to: i32, special: i32): bool {
+  if (to == from && !special) return true;
+  let status: i32 = special;
+  const r0 = resCount;
+  if (!special) {
+    status = verify(cfg, block, start, end, hitPairs, from, to);
+    if (status < 0) return false;
+    if (status == 2 && resCount == r0) return true; // no candidate matches: nothing to do in JS
+  }
+  if (listed >= listCap) return false;
+  const o = listPtr + <usize>listed * 32;
   store<i32>(o, lineNo);
   store<i32>(o, start, 4);
   store<i32>(o, end, 8);
   store<i32>(o, from, 12);
   store<i32>(o, to, 16);
-  store<i32>(o, special, 20);
+  store<i32>(o, status, 20);
+  store<i32>(o, r0, 24);
+  store<i32>(o, resCount, 28);
+  listed++;
+  return true;
 }
 
 /**
  * Walk the n bytes at `block` (8-byte aligned, 32 zero bytes after) once, with the `count` sorted
- * hits at `hitPairs`. For each line that holds a hit or an ESC / backslash byte, writes six i32 at
- * `out`: line number (0-based, lines end with \n), start, end (exclusive, without the \n), first
- * hit, end of its hits, and 1 if it holds ESC or backslash (else 0). Returns the number of such
- * lines, or -1 when more than `cap`; lineCount() then gives the block's number of lines.
+ * hits at `hitPairs`, and list the lines that hold a hit or an ESC / backslash byte (see
+ * consider(); lines are numbered from 0 and end with \n; `end` excludes the \n), up to `cap`
+ * lines at `out`; verified matches go to the `rcap` i32 at `res`. Returns the number of listed
+ * lines, or -1 when out of room; lineCount() then gives the block's number of lines.
  */
-export function lines(block: usize, n: i32, hitPairs: usize, count: i32, out: usize, cap: i32): i32 {
+export function lines(cfg: usize, block: usize, n: i32, hitPairs: usize, count: i32, out: usize, cap: i32, res: usize, rcap: i32): i32 {
+  listed = 0;
+  listCap = cap;
+  listPtr = out;
+  resPtr = res;
+  resCap = rcap;
+  resCount = 0;
   let lineNo: i32 = 0;
   let lineStart: i32 = 0;
   let special: i32 = 0;
   let h: i32 = 0;
-  let emitted: i32 = 0;
   const NL = ONES * 0x0a;
   const ESC = ONES * 0x1b;
   const BS = ONES * 0x5c;
@@ -288,11 +483,7 @@ export function lines(block: usize, n: i32, hitPairs: usize, count: i32, out: us
       if (c == 0x0a) {
         const from = h;
         while (h < count && load<i32>(hitPairs + (<usize>h << 3)) < k) h++;
-        if (h > from || special) {
-          if (emitted >= cap) return -1;
-          listLine(out + <usize>emitted * 24, lineNo, lineStart, k, from, h, special);
-          emitted++;
-        }
+        if (!consider(cfg, block, lineNo, lineStart, k, hitPairs, from, h, special)) return -1;
         lineNo++;
         lineStart = k + 1;
         special = 0;
@@ -300,13 +491,9 @@ export function lines(block: usize, n: i32, hitPairs: usize, count: i32, out: us
     }
   }
   if (lineStart < n) {
-    if (count > h || special) {
-      if (emitted >= cap) return -1;
-      listLine(out + <usize>emitted * 24, lineNo, lineStart, n, h, count, special);
-      emitted++;
-    }
+    if (!consider(cfg, block, lineNo, lineStart, n, hitPairs, h, count, special)) return -1;
     lineNo++;
   }
   totalLines = lineNo;
-  return emitted;
+  return listed;
 }

@@ -20,7 +20,7 @@ import { lineViews, needsViews, type LineView } from './text';
 import { ChainMatcher, RegexMatcher, hasTerminator, terminators, type RawMatch } from './engine/matchers';
 import { GramCounts, TIERS, Tier, planTiers } from './engine/prefilter';
 import { type ByteIndex, type NativeLines, buildByteIndexOf } from './engine/bytes';
-import { wasmScanner } from './engine/wasmScan';
+import { ChainTable, wasmScanner } from './engine/wasmScan';
 
 export interface EngineEntry {
   id: string;
@@ -463,15 +463,23 @@ export class MatchEngine {
    * the same hits, for tests and comparisons); options count only on the first call. */
   byteIndex(opts: { wasm?: boolean } = {}): ByteIndex {
     if (!this.byteIndexCache) {
-      const index = this.buildByteIndex();
-      if (opts.wasm !== false) index.native = wasmScanner(index);
+      // the simple records' literals also go to the WebAssembly module, which matches them exactly
+      // on plain ASCII lines (the rest is matched here)
+      const chains = opts.wasm !== false ? new ChainTable(this.size) : undefined;
+      const index = buildByteIndexOf(this.size, (i) => {
+        if (!this.usable[i]) return null;
+        const pattern = this.entries[i]!.pattern;
+        const simple = parseSimplePattern(pattern);
+        if (simple && !simple.literals.some(hasTerminator)) {
+          chains?.add(i, simple.literals, simple.leadingHole, simple.trailingHole);
+          return simple.literals;
+        }
+        return patternInfo(pattern)?.requiredLiterals ?? [];
+      });
+      if (chains) index.native = wasmScanner(index, chains);
       this.byteIndexCache = index;
     }
     return this.byteIndexCache;
-  }
-
-  private buildByteIndex(): ByteIndex {
-    return buildByteIndexOf(this.size, (i) => (this.usable[i] ? requiredLiterals(this.entries[i]!.pattern) : null));
   }
 
   /**
@@ -593,12 +601,26 @@ export class MatchEngine {
     // copies: the views into the module's memory do not survive a reentrant scan from onLine
     const entries = listed.entries.slice();
     const pairs = listed.pairs.slice();
+    const results = listed.results.slice();
     const total = listed.total;
     if (!this.byteSeen) this.byteSeen = new Int32Array(this.size);
     const seen = this.byteSeen;
     const cands: number[] = [];
     for (let i = 0; i < listed.lines; i++) {
-      const o = i * 6;
+      const o = i * 8;
+      const start = entries[o + 1]!;
+      const end = entries[o + 2]!;
+      const status = entries[o + 5]!;
+      const line = utf8Slice(bytes, start, end);
+      if (status === 2) {
+        onLine(entries[o]!, this.nativeMatches(line, results, entries[o + 6]!, entries[o + 7]!), line);
+        continue;
+      }
+      if (status === 1) {
+        const ms = this.matchLine(line);
+        if (ms.length) onLine(entries[o]!, ms, line);
+        continue;
+      }
       if (++this.byteStamp >= 0x3fffffff) {
         seen.fill(0);
         this.byteStamp = 1;
@@ -612,15 +634,37 @@ export class MatchEngine {
           cands.push(rec);
         }
       }
-      const start = entries[o + 1]!;
-      const end = entries[o + 2]!;
-      const line = utf8Slice(bytes, start, end);
       // a CRLF line: matched without its CR (what its first view would be: same matches and
       // offsets, without making views)
-      const ms = entries[o + 5] ? this.matchLine(line) : this.matchLineWith(end > start && bytes[end - 1] === 0x0d ? line.slice(0, -1) : line, cands);
+      const ms = this.matchLineWith(end > start && bytes[end - 1] === 0x0d ? line.slice(0, -1) : line, cands);
       if (ms.length) onLine(entries[o]!, ms, line);
     }
     return total;
+  }
+
+  /** LineMatches of the matches the WebAssembly module found on a plain ASCII line (results[from,
+   * to): [record, start, end, captures, (start, end) * captures], offsets in the line), ranked. */
+  private nativeMatches(line: string, results: Int32Array, from: number, to: number): LineMatch[] {
+    const ms: LineMatch[] = [];
+    for (let r = from; r < to; ) {
+      const rec = results[r]!;
+      const start = results[r + 1]!;
+      const end = results[r + 2]!;
+      const caps = results[r + 3]!;
+      const entry = this.entries[rec]!;
+      const names = entry.captureNames;
+      const captures: Capture[] = [];
+      for (let g = 0; g < caps; g++) {
+        const s = results[r + 4 + 2 * g]!;
+        const e = results[r + 5 + 2 * g]!;
+        captures.push({ name: names[g] ?? String(g + 1), value: line.slice(s, e), start: s, end: e });
+      }
+      const code = entry.errorCode;
+      ms.push({ entry: rec, start, end, text: line.slice(start, end), captures, literalLength: this.literalLengths[rec]!, codeInLine: code ? hasToken(line, code) : false });
+      r += 4 + 2 * caps;
+    }
+    if (ms.length > 1) ms.sort(this.compare);
+    return ms;
   }
 
   /** Cheap check: false means matchLine(line) is certainly empty. */

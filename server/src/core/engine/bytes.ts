@@ -47,10 +47,24 @@ export type Span = 4 | 8 | 12 | 16;
  * the text bytes (in cache) and the entry alone, without reading the key. A candidate that is
  * wrong anyway (2^-64 with the window hash) only costs a match attempt, which is exact. */
 export function fingerprint(b: Uint8Array, i: number, m: number): number {
-  let h = 0x811c9dc5 | 0;
-  for (let k = 0; k < m; k++) h = Math.imul(h ^ b[i + k]!, 0x01000193);
+  // independent products of the key's 4-byte words (and one of its last m % 4 bytes): a short
+  // dependency chain, unlike a byte-serial hash
+  let h = m;
+  let k = 0;
+  let c = FP0;
+  for (; k + 4 <= m; k += 4) {
+    h ^= Math.imul(wordAt(b, i + k), c);
+    c = (c + FP_STEP) | 0;
+  }
+  let tail = 0;
+  for (let s = 0; k < m; k++, s += 8) tail |= b[i + k]! << s;
+  h ^= Math.imul(tail, c);
+  h = Math.imul(h ^ (h >>> 16), C5);
   return h ^ (h >>> 15);
 }
+
+const FP0 = 0x27d4eb2f | 0;
+const FP_STEP = 0x9e3779b8 | 0; // even step from an odd start: every word's constant stays odd
 
 /** floor(h * n / 2^32) for the unsigned h: an index in [0, n) from the top bits of h (exact, as
  * the WebAssembly scanner computes it with 64-bit integers). */
@@ -77,10 +91,14 @@ function passes(t: ByteTier, h: number): boolean {
   return (t.filter[reduce(h, t.filter.length)]! & m) === m;
 }
 
-/** Filter bits per indexed window; each sets two bits in one word (about 5 % false positives).
- * A smaller filter stays in cache: at 500k records 8 bits scanned ~25 % faster than 16 (4 vs 8 MB;
- * 6 and 4 bits were slower again: too many table lookups), at 100k both the same. */
-const FILTER_BITS = 8;
+/** Filter bits per indexed window (each sets two bits in one word): 16 (about 1.5 % false
+ * positives) while the filter stays within 2 MB, else 8 (about 5 %). Both ends measured: at 500k
+ * records (4M windows) 8 bits scanned ~25 % faster than 16 (a 4 instead of an 8 MB filter; 6 and 4
+ * bits were slower again: too many table lookups); at 100k 16 bits saves table lookups, each a
+ * cache miss. */
+function filterBits(windows: number): number {
+  return windows <= 1 << 20 ? 16 : 8;
+}
 /** Windows per table bucket on average (of SLOTS): few buckets overflow into the next line. */
 const LOAD = 3.5;
 /** A bucket is 16 words (one 64-byte cache line): 5 hashes, 5 fingerprints, 5 payloads, and
@@ -142,7 +160,7 @@ export class ByteTier {
       // about 64 bits per window (1.5 % false positives), at least 2^16 bits (8 KB)
       this.bitmapBits = Math.min(31, Math.max(16, Math.ceil(Math.log2(Math.max(1, count) * 64))));
       this.filter = new Int32Array(2 ** (this.bitmapBits - 5));
-    } else this.filter = new Int32Array(Math.max(1, Math.ceil((count * FILTER_BITS) / 32)));
+    } else this.filter = new Int32Array(Math.max(1, Math.ceil((count * filterBits(count)) / 32)));
     const t = this.table;
     const f = this.filter;
     const top = 32 - this.bitmapBits;
@@ -211,13 +229,18 @@ export interface NativeScanner {
   scanLines(buf: Uint8Array, n: number): NativeLines | undefined;
 }
 
-/** The native line walk's result: per listed line six i32 in `entries` (line number, start, end
- * without the \n, first hit, end of hits, 1 if the line holds ESC or backslash); `pairs` holds the
- * hits as (position, record) in position order; `total` is the number of lines in the block. */
+/** The native line walk's result. Per listed line eight i32 in `entries`: line number, start, end
+ * (without the \n), first hit, end of hits, status (0: match in JS; 1: holds ESC or backslash,
+ * match in JS with views; 2: matched natively), first and end index of its matches in `results`.
+ * A natively matched line is listed only when something matched; each match in `results` is
+ * [record, start, end, captures, (capture start, end) * captures], offsets in the line (plain
+ * ASCII, so bytes are UTF-16 units). `pairs`: the hits as (position, record), in position order;
+ * `total`: the number of lines in the block. */
 export interface NativeLines {
   entries: Int32Array;
   lines: number;
   pairs: Int32Array;
+  results: Int32Array;
   total: number;
 }
 

@@ -19,6 +19,56 @@ interface WasmApi {
 const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
 
 const PAGE = 65536;
+
+/**
+ * The "simple" records (literals and (.+?) holes) for exact matching inside the module (see
+ * chainMatch in server/wasm/scan.ts): per record two i32 in `info` (offset of its literals in
+ * `pool`; count | leading << 16 | trailing << 17 | chainable << 18), and the pool holds each
+ * literal as a u16 byte length and its UTF-8 bytes.
+ */
+export class ChainTable {
+  readonly info: Int32Array;
+  pool = new Uint8Array(1 << 16);
+  private size = 0;
+  private readonly enc = new TextEncoder();
+  constructor(readonly records: number) {
+    this.info = new Int32Array(records * 2);
+  }
+  add(rec: number, literals: readonly string[], leading: boolean, trailing: boolean): void {
+    if (literals.length > 0xffff) return;
+    let room = 0;
+    for (const l of literals) room += 2 + 3 * l.length;
+    if (this.size + room > this.pool.length) {
+      const p = new Uint8Array(Math.max(this.pool.length * 2, this.size + room));
+      p.set(this.pool.subarray(0, this.size));
+      this.pool = p;
+    }
+    const start = this.size;
+    for (const l of literals) {
+      const at = this.size;
+      this.size += 2;
+      let ascii = true;
+      for (let k = 0; k < l.length; k++) if (l.charCodeAt(k) >= 0x80) ascii = false;
+      let len: number;
+      if (ascii) {
+        for (let k = 0; k < l.length; k++) this.pool[this.size + k] = l.charCodeAt(k);
+        len = l.length;
+      } else len = this.enc.encodeInto(l, this.pool.subarray(this.size)).written;
+      if (len > 0xffff) {
+        this.size = start;
+        return; // not chainable: matched in JS
+      }
+      this.pool[at] = len & 0xff;
+      this.pool[at + 1] = len >>> 8;
+      this.size += len;
+    }
+    this.info[rec * 2] = start;
+    this.info[rec * 2 + 1] = literals.length | (leading ? 1 << 16 : 0) | (trailing ? 1 << 17 : 0) | (1 << 18);
+  }
+  bytes(): Uint8Array {
+    return this.pool.subarray(0, this.size);
+  }
+}
 const CFG = 0; // 3 rows of 8 i32 (see server/wasm/scan.ts)
 
 let compiled: object | null | undefined;
@@ -39,7 +89,8 @@ const align = (x: number): number => (x + 63) & ~63;
 type Exports = {
   scan(cfg: number, block: number, n: number, cand: number, out: number, cap: number): number;
   hits(): number;
-  lines(block: number, n: number, hits: number, count: number, out: number, cap: number): number;
+  lines(cfg: number, block: number, n: number, hits: number, count: number, out: number, cap: number, res: number, rcap: number): number;
+  results(): number;
   lineCount(): number;
 };
 
@@ -49,7 +100,7 @@ class WasmScanner implements NativeScanner {
   /** Start of the per-block area (block, candidates, hits, lines); everything before is the index. */
   private readonly area: number;
 
-  constructor(api: WasmApi, mod: object, tiers: ByteTier[]) {
+  constructor(api: WasmApi, mod: object, tiers: ByteTier[], chains: ChainTable | undefined) {
     let size = 256;
     const at: { filter: number; table: number }[] = [];
     for (const t of tiers) {
@@ -58,6 +109,15 @@ class WasmScanner implements NativeScanner {
       const table = size;
       size = align(size + t.table.byteLength);
       at.push({ filter, table });
+    }
+    const pool = chains?.bytes();
+    const chainAt = { info: size, pool: 0, stamps: 0 };
+    if (chains && pool) {
+      size = align(size + chains.info.byteLength);
+      chainAt.pool = size;
+      size = align(size + pool.byteLength + 8);
+      chainAt.stamps = size;
+      size = align(size + chains.records * 4);
     }
     this.area = size;
     this.mem = new api.Memory({ initial: Math.ceil((size + (16 << 20)) / PAGE) });
@@ -76,6 +136,14 @@ class WasmScanner implements NativeScanner {
       i32[row + 5] = t.size;
       i32[row + 6] = t.bitmapBits;
     });
+    if (chains && pool) {
+      new Int32Array(this.mem.buffer, chainAt.info, chains.info.length).set(chains.info);
+      new Uint8Array(this.mem.buffer, chainAt.pool, pool.length).set(pool);
+      i32[24] = chainAt.info;
+      i32[25] = chainAt.pool;
+      i32[26] = chainAt.stamps;
+      i32[27] = chains.records;
+    }
   }
 
   /** Copy the block in and run the scan: the hit count (hits at fn.hits()), or -1 on overflow. */
@@ -88,8 +156,8 @@ class WasmScanner implements NativeScanner {
     const out = align(cand + candBytes);
     const cap = (n >>> 2) + 1024;
     const after = align(out + 2 * cap * 8);
-    // room for the line walk's output too (see scanLines)
-    const need = after + (cap + (n >>> 4) + 64) * 24;
+    // room for the line walk's output too (see scanLines): listed lines, then verified matches
+    const need = after + (cap + (n >>> 4) + 64) * 32 + (n + 4096) * 4;
     if (need > this.mem.buffer.byteLength) this.mem.grow(Math.ceil((need - this.mem.buffer.byteLength) / PAGE));
     const bytes = new Uint8Array(this.mem.buffer, block, n + 32);
     bytes.set(buf.subarray(0, n));
@@ -117,24 +185,27 @@ class WasmScanner implements NativeScanner {
     if (!r) return undefined;
     const hits = this.fn.hits();
     const cap = r.cap + (n >>> 4) + 64;
-    const lines = this.fn.lines(this.area, n, hits, r.count, r.after, cap);
+    const res = align(r.after + cap * 32);
+    const lines = this.fn.lines(CFG, this.area, n, hits, r.count, r.after, cap, res, n + 4096);
     if (lines < 0) return undefined;
+    const entries = new Int32Array(this.mem.buffer, r.after, lines * 8);
     return {
-      entries: new Int32Array(this.mem.buffer, r.after, lines * 6),
+      entries,
       lines,
       pairs: new Int32Array(this.mem.buffer, hits, r.count * 2),
+      results: new Int32Array(this.mem.buffer, res, lines > 0 ? entries[lines * 8 - 1]! : 0),
       total: this.fn.lineCount(),
     };
   }
 }
 
 /** The WebAssembly scanner over index, or undefined when the runtime cannot run it. */
-export function wasmScanner(index: ByteIndex): NativeScanner | undefined {
+export function wasmScanner(index: ByteIndex, chains?: ChainTable): NativeScanner | undefined {
   const mod = module();
   if (!mod || !wasm) return undefined;
   try {
     const { t12, t8, t4 } = index.tiers;
-    return new WasmScanner(wasm, mod, [t12, t8, t4]);
+    return new WasmScanner(wasm, mod, [t12, t8, t4], chains);
   } catch {
     return undefined;
   }
