@@ -284,7 +284,8 @@ export function lineCount(): i32 {
 // first literal, a trailing hole runs to the line end less trailing whitespace. On such a line a
 // byte is a UTF-16 unit, so the offsets are the string's.
 //
-// Chain table (cfg row 3, at cfg + 96): [infoPtr, poolPtr, stampPtr, 0]. Per record two i32 at
+// Chain table (cfg row 3, at cfg + 96): [infoPtr, poolPtr, stampPtr, records, spansPtr,
+// spansCap] (spans: scratch for a JSON line's value spans). Per record two i32 at
 // info: the offset of its literals in the pool, and count | leading << 16 | trailing << 17 |
 // chainable << 18. The pool holds each literal as a u16 byte length and its UTF-8 bytes.
 
@@ -364,20 +365,47 @@ function chainMatch(line: usize, len: i32, rec: i32, info: usize, pool: usize, r
   return 4 + 2 * caps;
 }
 
-/** Can line[0, len) be matched here: only ASCII, no CR (the caller dropped a final one), and not
- * a JSON-structured line (last non-blank character '}' and a '{' in it: its string values are
- * matched as views, in JS)? */
-function plainAscii(line: usize, len: i32): bool {
-  let brace = false;
+/** Can line[0, len) be matched here: only ASCII and no CR (the caller dropped a final one)? Then 0
+ * for a plain line, or 1 + the position of its first '{' for a JSON-structured line (last
+ * non-blank character '}'; its string values are views, see jsonValues); else -1. */
+function plainAscii(line: usize, len: i32): i32 {
+  let open: i32 = -1;
   for (let i: i32 = 0; i < len; i++) {
     const c = load<u8>(line + <usize>i);
-    if (c >= 0x80 || c == 0x0d) return false;
-    if (c == 0x7b) brace = true;
+    if (c >= 0x80 || c == 0x0d) return -1;
+    if (c == 0x7b && open < 0) open = i;
   }
-  if (!brace) return true;
+  if (open < 0) return 0;
   let e = len;
   while (e > 0 && (load<u8>(line + <usize>(e - 1)) == 32 || load<u8>(line + <usize>(e - 1)) == 9)) e--;
-  return !(e > 0 && load<u8>(line + <usize>(e - 1)) == 0x7d);
+  return e > 0 && load<u8>(line + <usize>(e - 1)) == 0x7d ? open + 1 : 0;
+}
+
+/** The string values of a JSON-structured line without backslashes, as text.ts jsonValueViews
+ * finds them from its first '{': every non-empty string not followed by ':' (a key). Writes (start,
+ * end) pairs at `spans`, at most `cap`; returns their number, or -1 when there are more. */
+function jsonValues(line: usize, len: i32, open: i32, spans: usize, cap: i32): i32 {
+  let count: i32 = 0;
+  let i = open;
+  for (;;) {
+    let q = i;
+    while (q < len && load<u8>(line + <usize>q) != 0x22) q++;
+    if (q >= len) break;
+    let j = q + 1;
+    while (j < len && load<u8>(line + <usize>j) != 0x22) j++;
+    if (j >= len) break; // unterminated string: not JSON
+    let k = j + 1;
+    while (k < len && (load<u8>(line + <usize>k) == 32 || load<u8>(line + <usize>k) == 9)) k++;
+    const isKey = k < len && load<u8>(line + <usize>k) == 0x3a;
+    if (!isKey && j > q + 1) {
+      if (count >= cap) return -1;
+      store<i32>(spans + (<usize>count << 3), q + 1);
+      store<i32>(spans + (<usize>count << 3), j, 4);
+      count++;
+    }
+    i = j + 1;
+  }
+  return count;
 }
 
 let stampNow: i32 = 0;
@@ -401,10 +429,19 @@ function verify(cfg: usize, block: usize, start: i32, end: i32, hitPairs: usize,
   let len = end - start;
   const line = block + <usize>start;
   if (len > 0 && load<u8>(line + <usize>(len - 1)) == 0x0d) len--;
-  if (!plainAscii(line, len)) return 0;
+  const kind = plainAscii(line, len);
+  if (kind < 0) return 0;
   for (let h = from; h < to; h++) {
     const rec = load<i32>(hitPairs + (<usize>h << 3), 4);
     if ((load<i32>(info + (<usize>rec << 3), 4) & CHAINABLE) == 0) return 0;
+  }
+  // a JSON-structured line: its string values are matched too, as in MatchEngine.matchCandidates:
+  // per record the leftmost match wins, and at the same start a value's match wins over the line's
+  const spans = <usize>load<i32>(cfg, 112);
+  let values: i32 = 0;
+  if (kind > 0) {
+    values = jsonValues(line, len, kind - 1, spans, load<i32>(cfg, 116));
+    if (values < 0) return 0;
   }
   if (++stampNow == 0x3fffffff) {
     memory.fill(stamps, 0, <usize>load<i32>(cfg, 108) << 2);
@@ -415,9 +452,28 @@ function verify(cfg: usize, block: usize, start: i32, end: i32, hitPairs: usize,
     const st = stamps + (<usize>rec << 2);
     if (load<i32>(st) == stampNow) continue;
     store<i32>(st, stampNow);
-    const meta = load<i32>(info + (<usize>rec << 3), 4);
-    if (resCount + 6 + 2 * (meta & 0xffff) > resCap) return -1;
-    resCount += chainMatch(line, len, rec, info, pool, resPtr + (<usize>resCount << 2));
+    const size = 6 + 2 * (load<i32>(info + (<usize>rec << 3), 4) & 0xffff); // >= one result's i32
+    if (resCount + 2 * size > resCap) return -1;
+    const best = resPtr + (<usize>resCount << 2);
+    let w = chainMatch(line, len, rec, info, pool, best);
+    let fromJson = false;
+    const tmp = best + (<usize>size << 2);
+    for (let v: i32 = 0; v < values; v++) {
+      const a = load<i32>(spans + (<usize>v << 3));
+      const wv = chainMatch(line + <usize>a, load<i32>(spans + (<usize>v << 3), 4) - a, rec, info, pool, tmp);
+      if (wv == 0) continue;
+      const sv = load<i32>(tmp, 4) + a;
+      if (w != 0) {
+        const sb = load<i32>(best, 4);
+        if (sv > sb || (sv == sb && fromJson)) continue;
+      }
+      // take the value's match, in line offsets
+      store<i32>(best, rec);
+      for (let k: i32 = 1; k < wv; k++) store<i32>(best + (<usize>k << 2), load<i32>(tmp + (<usize>k << 2)) + (k == 3 ? 0 : a));
+      w = wv;
+      fromJson = true;
+    }
+    resCount += w;
   }
   return 2;
 }

@@ -225,6 +225,27 @@ describe('engine: matchBytes (byte-level block scan)', () => {
     assert.equal(got.got[0]![0], 10_000);
   });
 
+  it('JSON-structured lines: values are matched as views (a value beats the line at the same start), keys are not', () => {
+    const e = MatchEngine.build([entry('a', 'the replica set lost its primary node {n}'), entry('b', 'disk {d} is full')]);
+    const lines = [
+      '{"msg":"the replica set lost its primary node n1","pid":7}', // value view: n = n1
+      '{"the replica set lost its primary node k": 1, "v": "ok"}', // in a key: only the line matches
+      'prefix {"a":"disk sda is full" , "b":"x"}  ', // value followed by spaces before the comma
+      '{"a":"x"} the replica set lost its primary node tail }', // not a value: the line's match
+      '{"msg":"the replica set lost its primary node n2"}\r',
+      '{"unterminated":"the replica set lost its primary node n3}',
+    ];
+    const text = lines.join('\n');
+    const want = reference(e, text);
+    assert.equal(want.got.length, 6);
+    const n1 = want.got[0]![1][0]!.captures[0]!.value;
+    assert.equal(n1, 'n1');
+    assert.equal(want.got[1]![1][0]!.captures[0]!.value, 'k": 1, "v": "ok"}');
+    const js = MatchEngine.build([entry('a', 'the replica set lost its primary node {n}'), entry('b', 'disk {d} is full')]);
+    js.byteIndex({ wasm: false });
+    for (const eng of [e, js]) assert.deepEqual(viaBytes(eng, text).got, want.got);
+  });
+
   it('keys never hold control characters: a literal split by a tab still gets a key from its parts', () => {
     const idx = buildByteIndex([['abcdefghijklmnopqrstuvwxyz\tABCDEFGHIJKLMNOPQRSTUVWXYZ'], ['\t\t\t'], null]);
     const s = idx.stats;

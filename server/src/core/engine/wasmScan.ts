@@ -19,6 +19,8 @@ interface WasmApi {
 const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
 
 const PAGE = 65536;
+/** Room for the string values of one JSON line matched in the module (more: matched in JS). */
+const SPANS = 1 << 16;
 
 /**
  * The "simple" records (literals and (.+?) holes) for exact matching inside the module (see
@@ -111,13 +113,15 @@ class WasmScanner implements NativeScanner {
       at.push({ filter, table });
     }
     const pool = chains?.bytes();
-    const chainAt = { info: size, pool: 0, stamps: 0 };
+    const chainAt = { info: size, pool: 0, stamps: 0, spans: 0 };
     if (chains && pool) {
       size = align(size + chains.info.byteLength);
       chainAt.pool = size;
       size = align(size + pool.byteLength + 8);
       chainAt.stamps = size;
       size = align(size + chains.records * 4);
+      chainAt.spans = size;
+      size = align(size + SPANS * 8);
     }
     this.area = size;
     this.mem = new api.Memory({ initial: Math.ceil((size + (16 << 20)) / PAGE) });
@@ -143,6 +147,8 @@ class WasmScanner implements NativeScanner {
       i32[25] = chainAt.pool;
       i32[26] = chainAt.stamps;
       i32[27] = chains.records;
+      i32[28] = chainAt.spans;
+      i32[29] = SPANS;
     }
   }
 
