@@ -370,7 +370,17 @@ function chainMatch(line: usize, len: i32, rec: i32, info: usize, pool: usize, r
  * non-blank character '}'; its string values are views, see jsonValues); else -1. */
 function plainAscii(line: usize, len: i32): i32 {
   let open: i32 = -1;
-  for (let i: i32 = 0; i < len; i++) {
+  let i: i32 = 0;
+  // 8 bytes at a time: any high bit (non-ASCII), any CR, the first '{'
+  for (; i + 8 <= len; i += 8) {
+    const x = load<u64>(line + <usize>i);
+    if ((x & HIGH) != 0 || zeroBytes(x ^ (ONES * 0x0d)) != 0) return -1;
+    if (open < 0) {
+      const b = zeroBytes(x ^ (ONES * 0x7b));
+      if (b != 0) open = i + <i32>(ctz(b) >> 3);
+    }
+  }
+  for (; i < len; i++) {
     const c = load<u8>(line + <usize>i);
     if (c >= 0x80 || c == 0x0d) return -1;
     if (c == 0x7b && open < 0) open = i;
@@ -532,9 +542,11 @@ export function lines(cfg: usize, block: usize, n: i32, hitPairs: usize, count: 
   const BS = ONES * 0x5c;
   for (let i: i32 = 0; i < n; i += 8) {
     const x = load<u64>(block + <usize>i);
-    if ((zeroBytes(x ^ NL) | zeroBytes(x ^ ESC) | zeroBytes(x ^ BS)) == 0) continue;
-    const end = min(i + 8, n);
-    for (let k: i32 = i; k < end; k++) {
+    let m = zeroBytes(x ^ NL) | zeroBytes(x ^ ESC) | zeroBytes(x ^ BS);
+    // each interesting byte of the word, lowest first (past n: the zero padding never is one)
+    while (m != 0) {
+      const k = i + <i32>(ctz(m) >> 3);
+      m &= m - 1;
       const c = load<u8>(block + <usize>k);
       if (c == 0x0a) {
         const from = h;

@@ -355,11 +355,13 @@ export class MatchEngine {
     }
     const results: LineMatch[] = [];
     const plain = !needsViews(line);
+    let base = line; // the first view's text: where errorCode tokens are looked for
     if (plain) {
       if (given === undefined) this.matchView(line, undefined, line, results);
       else if (given.length > 0) this.matchCandidates(line, undefined, line, results, given);
     } else {
       const views = lineViews(line);
+      base = views[0]!.text;
       const baseCands = this.baseCands;
       baseCands.length = 0;
       for (let k = 0; k < views.length; k++) {
@@ -380,10 +382,9 @@ export class MatchEngine {
       }
     }
     if (results.length === 0) return results;
-    let base: string | undefined;
     for (const r of results) {
       const code = this.entries[r.entry]!.errorCode;
-      if (code) r.codeInLine = hasToken((base ??= plain ? line : lineViews(line)[0]!.text), code);
+      if (code) r.codeInLine = hasToken(base, code);
     }
     if (results.length > 1) results.sort(this.compare);
     return results;
