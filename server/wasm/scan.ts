@@ -5,7 +5,8 @@
 // side's (imported) and laid out by engine/wasmScan.ts; nothing here allocates. The JS versions
 // are the reference: unit tests compare the two on every tier, alignment and overflow.
 //
-// Config block at `cfg` (i32 words), one row of 8 per tier (T12, T8, T4):
+// Config block at `cfg` (i32 words), one row of 8 per tier (T12, T8, T4 at bytes 0, 32, 64; A16
+// and A8 at 128, 160):
 //   [filterPtr, filterWords, tablePtr, buckets, keyLen, size, bitmapBits, 0]
 // Filter: T12 is a blocked Bloom filter (one 32-bit word per hash, two bits set in it); T8 and
 // T4 (few records) are plain bitmaps of 2^bitmapBits bits indexed by the hash's top bits.
@@ -15,10 +16,14 @@
 const C1: i32 = 0x9e3779b1;
 const C2: i32 = 0x85ebca6b;
 const C3: i32 = 0xc2b2ae35;
+const C4: i32 = 0x27d4eb2f;
 const C5: i32 = 0x2545f491;
 const SLOTS: i32 = 5;
 const OVERFLOW: i32 = 0x100;
 const ROW: usize = 32;
+/** Rows of the anchored tiers (after the chain table's row at 96). */
+const ROW_A16: usize = 128;
+const ROW_A8: usize = 160;
 
 /** floor(h * n / 2^32): a uniform index in [0, n) from the top bits of h. */
 @inline function reduce(h: u32, n: u32): u32 {
@@ -174,12 +179,62 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
   const r4 = cfg + 2 * ROW;
   const f12 = <usize>load<i32>(r12);
   const w12 = <u32>load<i32>(r12, 4);
-  const small = cand + <usize>(((lastWord >>> 1) + 8) << 3);
+  // scratch: T12's list (one entry per probe at most), the anchored list, the small tiers' list
+  const anchors = cand + <usize>(((lastWord >>> 1) + 8) << 3);
+  const anchorCap: i32 = (n >>> 3) + 1024;
+  const small = anchors + (<usize>anchorCap << 3);
   let nc: i32 = 0;
   let ns: i32 = 0;
+  let na: i32 = 0;
   const use8 = load<i32>(r8, 20) != 0;
   const use4 = load<i32>(r4, 20) != 0;
-  if (!use8 && !use4) {
+  const rA = cfg + ROW_A16;
+  const rA8 = cfg + ROW_A8;
+  const useA = load<i32>(rA, 20) != 0;
+  const useA8 = load<i32>(rA8, 20) != 0;
+  if (useA || useA8) {
+    // the anchored tiers: the 16 (and 8) bytes right after every space and '_' of the block
+    const fA = <usize>load<i32>(rA);
+    const wA = <u32>load<i32>(rA, 4);
+    const fA8 = <usize>load<i32>(rA8);
+    const bA8 = <u32>load<i32>(rA8, 24);
+    const SP = ONES * 0x20;
+    const US = ONES * 0x5f;
+    for (let i: i32 = 0; i < n; i += 8) {
+      const x = load<u64>(block + <usize>i);
+      let m = zeroBytes(x ^ SP) | zeroBytes(x ^ US);
+      while (m != 0) {
+        const at = i + 1 + <i32>(ctz(m) >> 3);
+        m &= m - 1;
+        if (at >= n) break;
+        const q = block + <usize>at;
+        const h8 = (load<i32>(q) * C1) ^ (load<i32>(q, 4) * C2);
+        if (useA8 && inBitmap(fA8, bA8, h8)) {
+          if (ns >= anchorCap) return -1;
+          const e = small + (<usize>ns << 3);
+          store<i32>(e, h8);
+          store<i32>(e, (at << 2) | 3, 4);
+          ns++;
+        }
+        if (useA) {
+          const h = h8 ^ (load<i32>(q, 8) * C3) ^ (load<i32>(q, 12) * C4);
+          const w = load<u32>(fA + (<usize>reduce(<u32>h, wA) << 2));
+          const mk = filterMask(h);
+          if ((w & mk) == mk) {
+            if (na >= anchorCap) return -1;
+            const e = anchors + (<usize>na << 3);
+            store<i32>(e, h);
+            store<i32>(e, at, 4);
+            na++;
+          }
+        }
+      }
+    }
+  }
+  const useT12 = load<i32>(r12, 20) != 0;
+  if (!useT12 && !use8 && !use4) {
+    // no strided tier: no pass over every position
+  } else if (!use8 && !use4) {
     // one probe every 8 bytes, T12 only, without branches: probes that pass the filter are listed
     for (let k: i32 = 0; k < lastWord; k += 2) {
       const p = block + (<usize>k << 2);
@@ -224,6 +279,21 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
       }
     }
   }
+  // the anchored passes first (their buckets touched a batch ahead, as T12's below)
+  const tA = <usize>load<i32>(rA, 8);
+  const bA = <u32>load<i32>(rA, 12);
+  let touchedA: i32 = 0;
+  for (let a: i32 = 0; a < na; a++) {
+    if (a >= touchedA) {
+      touchedA = min(a + 16, na);
+      let sink: i32 = 0;
+      for (let t = a; t < touchedA; t++) sink |= load<i32>(tA + (<usize>reduce(load<u32>(anchors + (<usize>t << 3)), bA) << 6), 60);
+      if (sink == 0x7fffffff) touchedA = a;
+    }
+    const e = anchors + (<usize>a << 3);
+    probe(rA, load<i32>(e), load<i32>(e, 4), block, n);
+    if (outCount < 0) return -1;
+  }
   // look the passes up in position order (both lists are ascending): hits come out nearly sorted.
   // T12's buckets are mostly cache misses: each batch of them is first touched with independent
   // loads (the CPU overlaps those misses), then probed from cache.
@@ -245,7 +315,8 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
     const pj = j < ns ? load<i32>(sj, 4) >> 2 : 0x7fffffff;
     if (pj < pi) {
       const tag = load<i32>(sj, 4);
-      probe((tag & 3) == 1 ? r8 : r4, load<i32>(sj), tag >> 2, block, n);
+      const t = tag & 3;
+      probe(t == 1 ? r8 : t == 2 ? r4 : rA8, load<i32>(sj), tag >> 2, block, n);
       j++;
     } else {
       probe(r12, load<i32>(ci), pi, block, n);

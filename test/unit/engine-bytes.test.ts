@@ -58,32 +58,34 @@ describe('engine: matchBytes (byte-level block scan)', () => {
     assert.deepEqual(viaBytes(js, text).got, want.got, 'the JS scanner (reference and fallback)');
   });
 
-  it('finds records in every tier: >= 19, 15..18 and 7..14 byte literals, and unkeyed ones', () => {
+  it('finds records in every tier: anchored 16 and 8 bytes, >= 19, 15..18 and 7..14 byte literals, and unkeyed ones', () => {
     const entries = [
-      entry('long', 'connection to the upstream broker was refused after {n} attempts'), // >= 19 bytes
-      entry('k16', 'quota exceeded: {a} over budget'), // longest literal 'quota exceeded: ' 16 chars (T8)
-      entry('k20', 'checkpoint_shard_mismatch {x}'), // 'checkpoint_shard_mismatch ' 26
-      entry('k12', 'bad token {t} for user {u}'), // 'bad token ' 10, ' for user ' 10 (T4)
+      entry('long', 'connection to the upstream broker was refused after {n} attempts'), // A16
+      entry('k16', 'quota exceeded: {a} over budget'), // 'exceeded: ' after a space: A8
+      entry('path', '/var/lib/postgresql/data.lock {x}'), // no inner anchor, 30 bytes: T12
+      entry('k17', 'ERR-CONN-REFUSED!{x}'), // no anchor, 17 bytes: T8
       entry('k8', 'nope {a} zzz {b} qqqq'), // literals 'nope ', ' zzz ', ' qqqq' (< 7: unkeyed)
+      entry('k7', 'E_NOENT:{x}'), // 6 bytes after '_', 8 in all: T4
       entry('uni', 'échec de la connexion à {hôte} refusée'), // non-ASCII literal bytes
       entry('ja', 'ファイルが見つかりません: {path}'),
     ];
     const e = MatchEngine.build(entries);
     const stats = e.byteIndex().stats;
-    assert.ok(stats.t12 >= 3 && stats.t8 >= 1 && stats.t4 >= 1 && stats.unkeyed >= 1, JSON.stringify(stats));
+    assert.ok(stats.a16 >= 1 && stats.a8 >= 1 && stats.t12 >= 2 && stats.t8 >= 1 && stats.t4 >= 1 && stats.unkeyed >= 1, JSON.stringify(stats));
     const lines = [
       'ERROR connection to the upstream broker was refused after 5 attempts',
       'quota exceeded: 12 over budget',
-      'x checkpoint_shard_mismatch rank3',
-      'bad token abc for user bob',
+      'open /var/lib/postgresql/data.lock failed',
+      'x ERR-CONN-REFUSED!7',
       'nope 1 zzz 2 qqqq',
+      'E_NOENT:file.txt',
       'WARN échec de la connexion à db-1 refusée',
       'ファイルが見つかりません: /tmp/x',
       'nothing to see here',
     ];
     const text = lines.join('\n');
     const want = reference(e, text);
-    assert.equal(want.got.length, 7);
+    assert.equal(want.got.length, 8);
     // both scanners: WebAssembly and the JS reference
     const js = MatchEngine.build(entries);
     js.byteIndex({ wasm: false });
@@ -151,12 +153,14 @@ describe('engine: matchBytes (byte-level block scan)', () => {
   it('the WebAssembly scanner returns exactly the JS scanner\'s hits (every tier, random blocks, planted keys)', () => {
     const r = rng(SEED + 1);
     const words = 'replica primary broker refused quota exceeded token revoked shard mismatch checkpoint écrit ファイル'.split(' ');
-    const lit = (len: number): string => {
+    // words joined by spaces and '_' (anchored keys: A16, A8) or only by '-' and '/' (no anchor:
+    // the strided tiers T12, T8, T4 by length)
+    const lit = (len: number, anchored = r() < 0.5): string => {
       let s = '';
-      while (s.length < len) s += words[Math.floor(r() * words.length)] + (r() < 0.5 ? ' ' : '_');
+      while (s.length < len) s += words[Math.floor(r() * words.length)] + (anchored ? (r() < 0.5 ? ' ' : '_') : r() < 0.5 ? '-' : '/');
       return s.slice(0, len);
     };
-    // literals of every tier length (T12 >= 19, T8 15..18, T4 7..14) and duplicates (shared keys)
+    // literals of every tier and length, and duplicates (shared keys)
     const literals: (string[] | null)[] = [];
     for (let i = 0; i < 400; i++) literals.push([lit(7 + Math.floor(r() * 40))]);
     for (let i = 0; i < 20; i++) literals.push(literals[i]!);
@@ -165,7 +169,7 @@ describe('engine: matchBytes (byte-level block scan)', () => {
     const native = wasmScanner(idx);
     assert.ok(native, 'WebAssembly is available in Node');
     const s = idx.stats;
-    assert.ok(s.t12 > 0 && s.t8 > 0 && s.t4 > 0, JSON.stringify(s));
+    assert.ok(s.a16 > 0 && s.a8 > 0 && s.t12 > 0 && s.t8 > 0 && s.t4 > 0, JSON.stringify(s));
     let planted = 0;
     for (let iter = 0; iter < 60; iter++) {
       let text = '';

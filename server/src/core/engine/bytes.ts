@@ -126,7 +126,7 @@ export class ByteTier {
 
   constructor(
     readonly span: Span,
-    readonly stride: 4 | 8 | 16,
+    readonly stride: 1 | 4 | 8 | 16,
     private readonly bitmap = false,
   ) {}
 
@@ -212,7 +212,12 @@ export interface ByteHits {
 }
 
 export interface ByteTiers {
-  /** 12-byte windows every 8 bytes: keys of 19 bytes (the main tier: nearly every record). */
+  /** 16 bytes at an anchor (right after a space or '_'): keys of 16 bytes starting at an anchor
+   * inside a literal, one window per record (the main tier: nearly every record). */
+  a16: ByteTier;
+  /** 8 bytes at an anchor: records whose anchored literal runs are shorter. */
+  a8: ByteTier;
+  /** 12-byte windows every 8 bytes: keys of 19 bytes (records without an anchored key). */
   t12: ByteTier;
   /** 8-byte windows every 8 bytes: keys of 15 bytes (probed in the same pass as T12). */
   t8: ByteTier;
@@ -260,18 +265,19 @@ export class ByteIndex {
   private cand8P = new Int32Array(0);
 
   constructor(tiers: ByteTiers, unkeyed: number[]) {
-    const { t12, t8, t4 } = tiers;
-    if (t12.span !== 12 || t12.stride !== 8 || t8.span !== 8 || t8.stride !== 8 || t4.span !== 4 || t4.stride !== 4) {
+    const { a16, a8, t12, t8, t4 } = tiers;
+    if (a16.span !== 16 || a16.stride !== 1 || a8.span !== 8 || a8.stride !== 1 || t12.span !== 12 || t12.stride !== 8 || t8.span !== 8 || t8.stride !== 8 || t4.span !== 4 || t4.stride !== 4) {
       throw new Error('ByteIndex: unsupported tier layout');
     }
-    for (const t of [t12, t8, t4]) t.build();
+    for (const t of [a16, a8, t12, t8, t4]) t.build();
     this.tiers = tiers;
     this.unkeyed = unkeyed;
   }
 
-  get stats(): { t12: number; t8: number; t4: number; unkeyed: number; bytes: number; native: boolean } {
-    const { t12, t8, t4 } = this.tiers;
-    return { t12: t12.size, t8: t8.size, t4: t4.size, unkeyed: this.unkeyed.length, bytes: t12.bytes() + t8.bytes() + t4.bytes(), native: this.native !== undefined };
+  get stats(): { a16: number; a8: number; t12: number; t8: number; t4: number; unkeyed: number; bytes: number; native: boolean } {
+    const { a16, a8, t12, t8, t4 } = this.tiers;
+    const bytes = a16.bytes() + a8.bytes() + t12.bytes() + t8.bytes() + t4.bytes();
+    return { a16: a16.size, a8: a8.size, t12: t12.size, t8: t8.size, t4: t4.size, unkeyed: this.unkeyed.length, bytes, native: this.native !== undefined };
   }
 
   private push(pos: number, rec: number): void {
@@ -334,7 +340,21 @@ export class ByteIndex {
   scanJs(buf: Uint8Array, n: number): ByteHits {
     this.hitCount = 0;
     const words = new Int32Array(buf.buffer, buf.byteOffset, (n + 32) >>> 2);
-    const { t12, t8, t4 } = this.tiers;
+    const { a16, a8, t12, t8, t4 } = this.tiers;
+    // anchored tiers: 16 (and 8) bytes right after every space and '_'
+    if (a16.size > 0 || a8.size > 0) {
+      for (let p = 1; p < n; p++) {
+        const c = buf[p - 1];
+        if (c !== 0x20 && c !== 0x5f) continue;
+        const h8 = Math.imul(wordAt(buf, p), C1) ^ Math.imul(wordAt(buf, p + 4), C2);
+        if (a8.size > 0 && passes(a8, h8)) this.probe(a8, h8, p, buf, n);
+        if (a16.size > 0) {
+          const h = h8 ^ Math.imul(wordAt(buf, p + 8), C3) ^ Math.imul(wordAt(buf, p + 12), C4);
+          if (passes(a16, h)) this.probe(a16, h, p, buf, n);
+        }
+      }
+    }
+    if (t12.size === 0 && t8.size === 0 && t4.size === 0) return this.sorted();
     const lastWord = (n + 3) >>> 2; // words from here on are padding
     // One probe every 8 bytes. T12's filter is read without branches (a branch per probe on a
     // multi-megabyte filter mispredicts and serialises the cache misses); passing probes are
@@ -428,6 +448,32 @@ export class ByteGramCounts {
       if (c !== 255) this.counts[i] = c + 1;
     }
   }
+  /** Count the anchored windows of the literal b[off, off + len): those starting right after a
+   * space or '_' inside it. */
+  addAnchored(b: Uint8Array, off: number, len: number): void {
+    for (let j = 1; j + this.span <= len; j++) {
+      const c0 = b[off + j - 1];
+      if (c0 !== 0x20 && c0 !== 0x5f) continue;
+      const i = windowHash(b, off + j, this.span) >>> this.shift;
+      const c = this.counts[i]!;
+      if (c !== 255) this.counts[i] = c + 1;
+    }
+  }
+  /** The rarest anchored window of the literal b[off, off + len): its start (-1: none) and count. */
+  bestAnchored(b: Uint8Array, off: number, len: number): { start: number; cost: number } {
+    let best = Infinity;
+    let start = -1;
+    for (let j = 1; j + this.span <= len; j++) {
+      const c0 = b[off + j - 1];
+      if (c0 !== 0x20 && c0 !== 0x5f) continue;
+      const cost = this.counts[windowHash(b, off + j, this.span) >>> this.shift]!;
+      if (cost < best) {
+        best = cost;
+        start = j;
+      }
+    }
+    return { start, cost: best };
+  }
   /** Start (in the literal) and cost of the best key of m bytes in b[off, off + len) (cost: sum of its windows' counts). */
   bestWindow(b: Uint8Array, off: number, len: number, m: number): { start: number; cost: number } {
     const span = this.span;
@@ -518,12 +564,17 @@ export function buildByteIndex(literals: (readonly string[] | null)[]): ByteInde
 export function buildByteIndexOf(n: number, literalsOf: (i: number) => readonly string[] | null): ByteIndex {
   const lb = new LiteralBytes(n, literalsOf);
   const { bytes, off, len, first, usable } = lb;
+  const a16 = new ByteTier(16, 1);
+  const a8 = new ByteTier(8, 1, true);
   const t12 = new ByteTier(12, 8);
   const t8 = new ByteTier(8, 8, true);
   const t4 = new ByteTier(4, 4, true);
-  // T12 takes every record with a literal of >= 19 bytes (nearly all), shorter ones go to T8 and
-  // T4, whose probes cost extra: the longest tier a record fits.
+  // A record's key is, by preference: 16 bytes starting right after a space or '_' inside one of
+  // its literals (A16: one window per record, probed only at such anchors, so the filter stays
+  // small enough for the cache at 500k records); 8 such bytes (A8); else a strided tier (T12 for a
+  // literal of >= 19 bytes, then T8, T4), whose pass over every position is only made when used.
   const tiers = [t12, t8, t4];
+  const anchored = [a16, a8];
   const bits = n > 200_000 ? 22 : n > 20_000 ? 20 : 18;
   const counts = new Map<number, ByteGramCounts>();
   const countsFor = (span: Span): ByteGramCounts => {
@@ -535,9 +586,39 @@ export function buildByteIndexOf(n: number, literalsOf: (i: number) => readonly 
     }
     return c;
   };
+  const anchorCounts = new Map<number, ByteGramCounts>();
+  const anchorCountsFor = (span: Span): ByteGramCounts => {
+    let c = anchorCounts.get(span);
+    if (!c) {
+      c = new ByteGramCounts(span, bits);
+      for (let k = 0; k < off.length; k++) if (len[k]! > span) c.addAnchored(bytes, off[k]!, len[k]!);
+      anchorCounts.set(span, c);
+    }
+    return c;
+  };
   const unkeyed: number[] = [];
   for (let i = 0; i < n; i++) {
     if (!usable[i]) continue;
+    let placed = false;
+    for (const tier of anchored) {
+      const c = anchorCountsFor(tier.span);
+      let best = Infinity;
+      let key = -1;
+      for (let k = first[i]!; k < first[i + 1]!; k++) {
+        if (len[k]! <= tier.span) continue;
+        const w = c.bestAnchored(bytes, off[k]!, len[k]!);
+        if (w.start >= 0 && w.cost < best) {
+          best = w.cost;
+          key = off[k]! + w.start;
+        }
+      }
+      if (key >= 0) {
+        tier.add(i, bytes, key);
+        placed = true;
+        break;
+      }
+    }
+    if (placed) continue;
     let l = 0;
     for (let k = first[i]!; k < first[i + 1]!; k++) if (len[k]! > l) l = len[k]!;
     const tier = tiers.find((t) => l >= t.keyLen);
@@ -559,5 +640,5 @@ export function buildByteIndexOf(n: number, literalsOf: (i: number) => readonly 
     }
     tier.add(i, bytes, key);
   }
-  return new ByteIndex({ t12, t8, t4 }, unkeyed);
+  return new ByteIndex({ a16, a8, t12, t8, t4 }, unkeyed);
 }

@@ -131,7 +131,8 @@ class WasmScanner implements NativeScanner {
     tiers.forEach((t, k) => {
       new Int32Array(this.mem.buffer, at[k]!.filter, t.filter.length).set(t.filter);
       new Int32Array(this.mem.buffer, at[k]!.table, t.table.length).set(t.table);
-      const row = (CFG >> 2) + k * 8;
+      // rows (8 i32 each): T12, T8, T4 at i32 0, 8, 16; the chain table at 24; A16, A8 at 32, 40
+      const row = (CFG >> 2) + (k < 3 ? k * 8 : 32 + (k - 3) * 8);
       i32[row] = at[k]!.filter;
       i32[row + 1] = t.filter.length;
       i32[row + 2] = at[k]!.table;
@@ -157,8 +158,11 @@ class WasmScanner implements NativeScanner {
     if (n >= 1 << 28) return undefined; // positions are packed with 2 tag bits
     const block = this.area;
     const cand = align(block + n + 32);
-    // T12's passes (one list entry per probe at most), then the small tiers' (three per probe)
-    const candBytes = 4 * ((((n + 7) >>> 3) + 16) * 8);
+    // T12's passes (one list entry per probe at most), the anchored passes (bounded: see
+    // server/wasm/scan.ts), the small tiers' (three per probe, plus the anchored A8 ones)
+    const perProbe = ((n + 7) >>> 3) + 16;
+    const anchorCap = (n >>> 3) + 1024;
+    const candBytes = (4 * perProbe + 2 * anchorCap) * 8;
     const out = align(cand + candBytes);
     const cap = (n >>> 2) + 1024;
     const after = align(out + 2 * cap * 8);
@@ -210,8 +214,8 @@ export function wasmScanner(index: ByteIndex, chains?: ChainTable): NativeScanne
   const mod = module();
   if (!mod || !wasm) return undefined;
   try {
-    const { t12, t8, t4 } = index.tiers;
-    return new WasmScanner(wasm, mod, [t12, t8, t4], chains);
+    const { t12, t8, t4, a16, a8 } = index.tiers;
+    return new WasmScanner(wasm, mod, [t12, t8, t4, a16, a8], chains);
   } catch {
     return undefined;
   }
