@@ -362,15 +362,22 @@ export function lineCount(): i32 {
 
 const CHAINABLE: i32 = 1 << 18;
 
-/** First occurrence of the ll bytes at lit in line[from, len), or -1 (String.indexOf). */
+/** First occurrence of the ll bytes at lit in line[from, len), or -1 (String.indexOf). The first
+ * byte is looked for 8 bytes at a time (reading up to 7 bytes past len: inside the block or its
+ * zero padding, and never taken). */
 function find(line: usize, len: i32, lit: usize, ll: i32, from: i32): i32 {
-  const first = load<u8>(lit);
   const last = len - ll;
-  for (let i = from; i <= last; i++) {
-    if (load<u8>(line + <usize>i) != first) continue;
-    let k: i32 = 1;
-    while (k < ll && load<u8>(line + <usize>(i + k)) == load<u8>(lit + <usize>k)) k++;
-    if (k == ll) return i;
+  const pat = ONES * <u64>load<u8>(lit);
+  for (let i = from; i <= last; i += 8) {
+    let m = zeroBytes(load<u64>(line + <usize>i) ^ pat);
+    while (m != 0) {
+      const p = i + <i32>(ctz(m) >> 3);
+      if (p > last) return -1;
+      m &= m - 1;
+      let k: i32 = 1;
+      while (k < ll && load<u8>(line + <usize>(p + k)) == load<u8>(lit + <usize>k)) k++;
+      if (k == ll) return p;
+    }
   }
   return -1;
 }

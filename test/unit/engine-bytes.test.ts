@@ -250,6 +250,27 @@ describe('engine: matchBytes (byte-level block scan)', () => {
     for (const eng of [e, js]) assert.deepEqual(viaBytes(eng, text).got, want.got);
   });
 
+  it('records without anchored keys only (no anchored pass): the strided tiers and the plain line walk', () => {
+    const entries = [entry('path', '/var/lib/postgresql/data.lock {x}'), entry('k17', 'ERR-CONN-REFUSED!{x}'), entry('k7', 'E_NOENT:{x}')];
+    const lines = [
+      'open /var/lib/postgresql/data.lock failed',
+      '\x1b[31mERR-CONN-REFUSED!7\x1b[0m',
+      '{"m":"E_NOENT:a\\"b"}',
+      'x ERR-CONN-REFUSED!8\r',
+      'E_NOENT:z',
+      'nothing',
+    ];
+    const text = lines.join('\n') + '\n';
+    for (const wasm of [true, false]) {
+      const e = MatchEngine.build(entries);
+      const s = e.byteIndex({ wasm }).stats;
+      assert.equal(s.a16 + s.a8, 0, JSON.stringify(s));
+      const want = reference(e, text);
+      assert.equal(want.got.length, 5);
+      for (const shift of [0, 1, 3]) assert.deepEqual(viaBytes(e, text, shift), want, `wasm ${wasm} shift ${shift}`);
+    }
+  });
+
   it('keys never hold control characters: a literal split by a tab still gets a key from its parts', () => {
     const idx = buildByteIndex([['abcdefghijklmnopqrstuvwxyz\tABCDEFGHIJKLMNOPQRSTUVWXYZ'], ['\t\t\t'], null]);
     const s = idx.stats;
