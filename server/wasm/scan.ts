@@ -509,7 +509,7 @@ export function results(): usize {
 /** Verify the line's hits [from, to) here when every candidate record is chainable and the line is
  * plain ASCII: returns 2 with its matches appended to the results (possibly none), 0 when the line
  * must be matched in JS, or -1 when the results are full. */
-function verify(cfg: usize, block: usize, start: i32, end: i32, hitPairs: usize, from: i32, to: i32): i32 {
+function verify(cfg: usize, block: usize, start: i32, end: i32, hitPairs: usize, from: i32, to: i32, special: i32): i32 {
   const info = <usize>load<i32>(cfg, 96);
   if (info == 0) return 0;
   const pool = <usize>load<i32>(cfg, 100);
@@ -518,7 +518,8 @@ function verify(cfg: usize, block: usize, start: i32, end: i32, hitPairs: usize,
   const line = block + <usize>start;
   if (len > 0 && load<u8>(line + <usize>(len - 1)) == 0x0d) len--;
   const kind = plainAscii(line, len);
-  if (kind < 0) return 0;
+  // a backslash only matters in a JSON line (escapes in its values: matched in JS)
+  if (kind < 0 || (kind > 0 && (special & 2) != 0)) return 0;
   for (let h = from; h < to; h++) {
     const rec = load<i32>(hitPairs + (<usize>h << 3), 4);
     if ((load<i32>(info + (<usize>rec << 3), 4) & CHAINABLE) == 0) return 0;
@@ -570,16 +571,18 @@ let listed: i32 = 0;
 let listCap: i32 = 0;
 let listPtr: usize = 0;
 
-/** The line [start, end) with hits [from, to) and `special` (holds ESC or backslash): list it as
- * eight i32 [line number, start, end, first hit, end of hits, status, first result, end of
- * results] unless it was verified here without a match. Status: 0 match in JS, 1 match in JS
- * with views (special), 2 verified here (its matches are the results). False when out of room. */
+/** The line [start, end) with hits [from, to) and `special` (1: holds ESC, 2: holds a backslash):
+ * list it as eight i32 [line number, start, end, first hit, end of hits, status, first result, end
+ * of results] unless it was verified here without a match. Status: 0 match in JS with the hits as
+ * the line's candidates (its other views, e.g. JSON values with escapes, are prefiltered there),
+ * 1 match in JS from scratch (ESC: the stripped text may hold keys the raw bytes do not), 2
+ * verified here (its matches are the results). False when out of room. */
 function consider(cfg: usize, block: usize, lineNo: i32, start: i32, end: i32, hitPairs: usize, from: i32, to: i32, special: i32): bool {
   if (to == from && !special) return true;
-  let status: i32 = special;
+  let status: i32 = special & 1;
   const r0 = resCount;
-  if (!special) {
-    status = verify(cfg, block, start, end, hitPairs, from, to);
+  if (!status) {
+    status = verify(cfg, block, start, end, hitPairs, from, to, special);
     if (status < 0) return false;
     if (status == 2 && resCount == r0) return true; // no candidate matches: nothing to do in JS
   }
@@ -633,7 +636,7 @@ export function lines(cfg: usize, block: usize, n: i32, hitPairs: usize, count: 
         lineNo++;
         lineStart = k + 1;
         special = 0;
-      } else if (c == 0x1b || c == 0x5c) special = 1;
+      } else special |= c == 0x1b ? 1 : 2;
     }
   }
   if (lineStart < n) {

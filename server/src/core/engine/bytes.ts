@@ -235,8 +235,9 @@ export interface NativeScanner {
 }
 
 /** The native line walk's result. Per listed line eight i32 in `entries`: line number, start, end
- * (without the \n), first hit, end of hits, status (0: match in JS; 1: holds ESC or backslash,
- * match in JS with views; 2: matched natively), first and end index of its matches in `results`.
+ * (without the \n), first hit, end of hits, status (0: match in JS with the hits as candidates;
+ * 1: holds ESC, match in JS from scratch; 2: matched natively), first and end index of its matches
+ * in `results`.
  * A natively matched line is listed only when something matched; each match in `results` is
  * [record, start, end, captures, (capture start, end) * captures], offsets in the line (plain
  * ASCII, so bytes are UTF-16 units). `pairs`: the hits as (position, record), in position order;
