@@ -271,6 +271,24 @@ describe('engine: matchBytes (byte-level block scan)', () => {
     }
   });
 
+  it('ANSI-coloured lines: keys split by an escape sequence are found in the stripped text', () => {
+    const entries = [entry('a', 'connection to the upstream broker was refused after {n} attempts'), entry('b', 'ERR-CONN-REFUSED!{x}')];
+    const lines = [
+      'conn\x1b[1mection to the upstream \x1b[0mbroker was refused after 3 attempts',
+      '\x1b[31mERROR\x1b[0m connection to the upstream broker was refused after 4 attempts\r',
+      'ERR-CONN\x1b[33m-REFUSED!9\x1b[0m',
+      '\x1b]633;A\x07{"msg":"connection to the upstream broker was refused after 5 attempts"}',
+    ];
+    const text = lines.join('\n');
+    for (const wasm of [true, false]) {
+      const e = MatchEngine.build(entries);
+      e.byteIndex({ wasm });
+      const want = reference(e, text);
+      assert.equal(want.got.length, 4);
+      assert.deepEqual(viaBytes(e, text), want, `wasm ${wasm}`);
+    }
+  });
+
   it('keys never hold control characters: a literal split by a tab still gets a key from its parts', () => {
     const idx = buildByteIndex([['abcdefghijklmnopqrstuvwxyz\tABCDEFGHIJKLMNOPQRSTUVWXYZ'], ['\t\t\t'], null]);
     const s = idx.stats;

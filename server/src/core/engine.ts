@@ -118,6 +118,8 @@ function classify(pattern: string): { matcher: Matcher; literals: string[]; lite
   return { matcher: new RegexMatcher(pattern, longest || null, trailingGroup, info.requiredLiterals), literals: info.requiredLiterals, literalLength: info.literalLength };
 }
 
+const utf8 = new TextEncoder();
+
 /** UTF-8 bytes b[a, e) as a string (Node's fast native slice when present). */
 function utf8Slice(b: Buffer, a: number, e: number): string {
   const fast = (b as unknown as { utf8Slice?: (a: number, e: number) => string }).utf8Slice;
@@ -618,7 +620,7 @@ export class MatchEngine {
         continue;
       }
       if (status === 1) {
-        const ms = this.matchLine(line);
+        const ms = this.matchEscapedLine(line);
         if (ms.length) onLine(entries[o]!, ms, line);
         continue;
       }
@@ -641,6 +643,39 @@ export class MatchEngine {
       if (ms.length) onLine(entries[o]!, ms, line);
     }
     return total;
+  }
+
+  private escScratch: Uint8Array | undefined;
+
+  /** matchLine for a line with ESC (ANSI sequences): its keys are looked for in its stripped text
+   * (the first view) by the byte scanner, instead of the string prefilter (several times faster). */
+  private matchEscapedLine(line: string): LineMatch[] {
+    const native = this.byteIndexCache?.native;
+    if (!native) return this.matchLine(line);
+    const text = lineViews(line)[0]!.text;
+    const room = text.length * 3 + 32;
+    if (!this.escScratch || this.escScratch.length < room) this.escScratch = new Uint8Array(Math.max(room, 4096));
+    const buf = this.escScratch;
+    const n = utf8.encodeInto(text, buf).written;
+    buf.fill(0, n, n + 32);
+    const hits = native.scan(buf, n);
+    if (!hits) return this.matchLine(line);
+    if (!this.byteSeen) this.byteSeen = new Int32Array(this.size);
+    const seen = this.byteSeen;
+    if (++this.byteStamp >= 0x3fffffff) {
+      seen.fill(0);
+      this.byteStamp = 1;
+    }
+    const st = this.byteStamp;
+    const cands: number[] = [];
+    for (let i = 0; i < hits.count; i++) {
+      const rec = hits.rec[i]!;
+      if (seen[rec] !== st) {
+        seen[rec] = st;
+        cands.push(rec);
+      }
+    }
+    return this.matchLineWith(line, cands);
   }
 
   /** LineMatches of the matches the WebAssembly module found on a plain ASCII line (results[from,
