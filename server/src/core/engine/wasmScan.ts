@@ -98,6 +98,8 @@ type Exports = {
 
 class WasmScanner implements NativeScanner {
   private readonly mem: WasmMemory;
+  private u8: Uint8Array;
+  private i32: Int32Array;
   private readonly fn: Exports;
   /** Start of the per-block area (block, candidates, hits, lines); everything before is the index. */
   private readonly area: number;
@@ -127,7 +129,9 @@ class WasmScanner implements NativeScanner {
     this.mem = new api.Memory({ initial: Math.ceil((size + (16 << 20)) / PAGE) });
     const inst = new api.Instance(mod, { env: { memory: this.mem } });
     this.fn = inst.exports as unknown as Exports;
-    const i32 = new Int32Array(this.mem.buffer);
+    this.u8 = new Uint8Array(this.mem.buffer);
+    this.i32 = new Int32Array(this.mem.buffer);
+    const i32 = this.i32;
     tiers.forEach((t, k) => {
       new Int32Array(this.mem.buffer, at[k]!.filter, t.filter.length).set(t.filter);
       new Int32Array(this.mem.buffer, at[k]!.table, t.table.length).set(t.table);
@@ -168,24 +172,41 @@ class WasmScanner implements NativeScanner {
     const after = align(out + 2 * cap * 8);
     // room for the line walk's output too (see scanLines): listed lines, then verified matches
     const need = after + (cap + (n >>> 4) + 64) * 32 + (n + 4096) * 4;
-    if (need > this.mem.buffer.byteLength) this.mem.grow(Math.ceil((need - this.mem.buffer.byteLength) / PAGE));
-    const bytes = new Uint8Array(this.mem.buffer, block, n + 32);
-    bytes.set(buf.subarray(0, n));
-    bytes.fill(0, n, n + 32);
+    if (need > this.u8.length) {
+      this.mem.grow(Math.ceil((need - this.u8.length) / PAGE));
+      this.views();
+    }
+    this.u8.set(n === buf.length ? buf : buf.subarray(0, n), block);
+    this.u8.fill(0, block + n, block + n + 32);
     const count = this.fn.scan(CFG, block, n, cand, out, cap);
     return count < 0 ? undefined : { count, cap, after };
   }
+
+  /** Views of the whole memory (made again after it grows: growing detaches the old ones). */
+  private views(): void {
+    this.u8 = new Uint8Array(this.mem.buffer);
+    this.i32 = new Int32Array(this.mem.buffer);
+  }
+
+  /** The last scan's hits (reused between calls: a scan per ANSI line must not allocate). */
+  private pos = new Int32Array(1024);
+  private rec = new Int32Array(1024);
 
   scan(buf: Uint8Array, n: number): { pos: Int32Array; rec: Int32Array; count: number } | undefined {
     const r = this.run(buf, n);
     if (!r) return undefined;
     const { count } = r;
-    const pairs = new Int32Array(this.mem.buffer, this.fn.hits(), count * 2);
-    const pos = new Int32Array(Math.max(count, 1024));
-    const rec = new Int32Array(Math.max(count, 1024));
+    if (this.pos.length < count) {
+      this.pos = new Int32Array(count * 2);
+      this.rec = new Int32Array(count * 2);
+    }
+    const pos = this.pos;
+    const rec = this.rec;
+    const i32 = this.i32;
+    const at = this.fn.hits() >>> 2;
     for (let i = 0; i < count; i++) {
-      pos[i] = pairs[2 * i]!;
-      rec[i] = pairs[2 * i + 1]!;
+      pos[i] = i32[at + 2 * i]!;
+      rec[i] = i32[at + 2 * i + 1]!;
     }
     return { pos, rec, count };
   }
