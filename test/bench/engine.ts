@@ -163,7 +163,7 @@ async function runSize(ctx: BenchContext, all: GenRecord[], n: number, log: { fi
   engine.byteIndex();
   const byteBuildMs = Number(process.hrtime.bigint() - tbb) / 1e6;
   const bs = engine.byteIndex().stats;
-  ctx.log(`  byte index built in ${byteBuildMs.toFixed(0)} ms: T12 ${bs.t12}, T8 ${bs.t8}, T4 ${bs.t4}, unkeyed ${bs.unkeyed}; ${bs.native ? "WebAssembly" : "JS"} scanner; ${(bs.bytes / 1e6).toFixed(1)} MB`);
+  ctx.log(`  byte index built in ${byteBuildMs.toFixed(0)} ms: A16 ${bs.a16}, A8 ${bs.a8}, T12 ${bs.t12}, T8 ${bs.t8}, T4 ${bs.t4}, unkeyed ${bs.unkeyed}; ${bs.native ? "WebAssembly" : "JS"} scanner; ${(bs.bytes / 1e6).toFixed(1)} MB`);
   let yFound = 0;
   let yExpected = 0;
   let yMatches = 0;
