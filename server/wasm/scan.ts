@@ -7,9 +7,10 @@
 //
 // Config block at `cfg` (i32 words), one row of 8 per tier (T12, T8, T4 at bytes 0, 32, 64; A16
 // and A8 at 128, 160):
-//   [filterPtr, filterWords, tablePtr, buckets, keyLen, size, bitmapBits, 0]
-// Filter: T12 is a blocked Bloom filter (one 32-bit word per hash, two bits set in it); T8 and
-// T4 (few records) are plain bitmaps of 2^bitmapBits bits indexed by the hash's top bits.
+//   [filterPtr, filterShift, tablePtr, buckets, keyLen, size, bitmapBits, 0]
+// Filter: T12 and A16 are blocked Bloom filters (2^(32 - filterShift) words; one word per hash,
+// two bits set in it); A8, T8 and T4 (few records) are plain bitmaps of 2^bitmapBits bits indexed
+// by the hash's top bits.
 // Table: buckets of 16 i32 (one cache line): 5 window hashes, 5 key fingerprints,
 // 5 payloads (record * 16 + window offset in the key), and count | OVERFLOW.
 
@@ -30,10 +31,14 @@ const ROW_A8: usize = 160;
   return <u32>((<u64>h * <u64>n) >>> 32);
 }
 
-/** Mask of the two filter bits of h inside its word. */
+/** Mask of the two filter bits of h inside its word (its top bits; bytes.ts filterMask). */
 @inline function filterMask(h: i32): u32 {
-  const g = <u32>(h * C5);
-  return (<u32>1 << (g >>> 27)) | (<u32>1 << ((g >>> 22) & 31));
+  return (<u32>1 << (<u32>h >>> 27)) | (<u32>1 << ((<u32>h >>> 22) & 31));
+}
+
+/** Byte address of h's word in the blocked filter at f of 2^(32 - shift) words (filterWord). */
+@inline function filterAt(f: usize, h: i32, shift: u32): usize {
+  return f + (<usize>(<u32>(h * C5) >>> shift) << 2);
 }
 
 /** Is h's bit set in the bitmap of 2^bits bits at f? */
@@ -147,8 +152,8 @@ function sortHits(p: usize, count: i32, tmp: usize): usize {
 
 /** Write T12's probe at byte `pos` (hash h) at the end of the candidate list; 1 when it passes the
  * filter (the list grows), else 0 (the next probe overwrites it): no branch on the filter. */
-@inline function listProbe(cand: usize, nc: i32, h: i32, pos: i32, f12: usize, w12: u32): i32 {
-  const w = load<u32>(f12 + (<usize>reduce(<u32>h, w12) << 2));
+@inline function listProbe(cand: usize, nc: i32, h: i32, pos: i32, f12: usize, s12: u32): i32 {
+  const w = load<u32>(filterAt(f12, h, s12));
   const mk = filterMask(h);
   const c = cand + (<usize>nc << 3);
   store<i32>(c, h);
@@ -178,7 +183,7 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
   const r8 = cfg + ROW;
   const r4 = cfg + 2 * ROW;
   const f12 = <usize>load<i32>(r12);
-  const w12 = <u32>load<i32>(r12, 4);
+  const s12 = <u32>load<i32>(r12, 4);
   // scratch: T12's list (one entry per probe at most), the anchored list, the small tiers' list
   const anchors = cand + <usize>(((lastWord >>> 1) + 8) << 3);
   const anchorCap: i32 = (n >>> 3) + 1024;
@@ -195,7 +200,7 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
   if (useA || useA8) {
     // the anchored tiers: the 16 (and 8) bytes right after every space and '_' of the block
     const fA = <usize>load<i32>(rA);
-    const wA = <u32>load<i32>(rA, 4);
+    const sA = <u32>load<i32>(rA, 4);
     const fA8 = <usize>load<i32>(rA8);
     const bA8 = <u32>load<i32>(rA8, 24);
     const SP = ONES * 0x20;
@@ -218,7 +223,7 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
         }
         if (useA) {
           const h = h8 ^ (load<i32>(q, 8) * C3) ^ (load<i32>(q, 12) * C4);
-          const w = load<u32>(fA + (<usize>reduce(<u32>h, wA) << 2));
+          const w = load<u32>(filterAt(fA, h, sA));
           const mk = filterMask(h);
           if ((w & mk) == mk) {
             if (na >= anchorCap) return -1;
@@ -239,7 +244,7 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
     for (let k: i32 = 0; k < lastWord; k += 2) {
       const p = block + (<usize>k << 2);
       const h = (load<i32>(p) * C1) ^ (load<i32>(p, 4) * C2) ^ (load<i32>(p, 8) * C3);
-      nc += listProbe(cand, nc, h, k << 2, f12, w12);
+      nc += listProbe(cand, nc, h, k << 2, f12, s12);
     }
   } else {
     // the same, plus T8 (the 8 bytes at k) and T4 (4 bytes at k and k + 4) on small bitmaps:
@@ -255,7 +260,7 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
       const w1 = load<i32>(p, 4);
       const h8 = a0 ^ (w1 * C2);
       const h = h8 ^ (load<i32>(p, 8) * C3);
-      nc += listProbe(cand, nc, h, k << 2, f12, w12);
+      nc += listProbe(cand, nc, h, k << 2, f12, s12);
       if (use8 && inBitmap(f8, b8, h8)) {
         const s = small + (<usize>ns << 3);
         ns++;

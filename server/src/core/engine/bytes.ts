@@ -75,10 +75,15 @@ export function reduce(h: number, n: number): number {
   return Math.floor((hi + Math.floor(lo / 65536)) / 65536);
 }
 
-/** The two filter bits of h inside its filter word. */
+/** The two filter bits of h inside its filter word (from its top bits; the word comes from
+ * filterWord: another mix of all its bits). */
 export function filterMask(h: number): number {
-  const g = Math.imul(h, C5);
-  return (1 << (g >>> 27)) | (1 << ((g >>> 22) & 31));
+  return (1 << (h >>> 27)) | (1 << ((h >>> 22) & 31));
+}
+
+/** The filter word of h in a filter of 2^(32 - shift) words. */
+export function filterWord(h: number, shift: number): number {
+  return Math.imul(h, C5) >>> shift;
 }
 
 /** Does h pass tier t's filter: its bitmap bit (T8, T4), or both bits of its blocked Bloom word? */
@@ -88,7 +93,7 @@ function passes(t: ByteTier, h: number): boolean {
     return ((t.filter[i >>> 5]! >>> (i & 31)) & 1) !== 0;
   }
   const m = filterMask(h);
-  return (t.filter[reduce(h, t.filter.length)]! & m) === m;
+  return (t.filter[filterWord(h, t.filterShift)]! & m) === m;
 }
 
 /** Filter bits per indexed window (each sets two bits in one word): 16 (about 1.5 % false
@@ -110,7 +115,8 @@ const OVERFLOW = 0x100;
 /** One tier: fixed window span, stride and key length; a Bloom filter in front of a bucketed
  * hash table of [window hash, key fingerprint, record * 16 + window offset]. */
 export class ByteTier {
-  /** Blocked Bloom filter: one word per hash (see filterMask). */
+  /** Blocked Bloom filter: 2^(32 - filterShift) words, one per hash (see filterWord, filterMask). */
+  filterShift = 31;
   filter: Int32Array = new Int32Array(1);
   table: Int32Array = new Int32Array(BUCKET_WORDS);
   buckets = 1;
@@ -160,7 +166,13 @@ export class ByteTier {
       // about 64 bits per window (1.5 % false positives), at least 2^16 bits (8 KB)
       this.bitmapBits = Math.min(31, Math.max(16, Math.ceil(Math.log2(Math.max(1, count) * 64))));
       this.filter = new Int32Array(2 ** (this.bitmapBits - 5));
-    } else this.filter = new Int32Array(Math.max(1, Math.ceil((count * filterBits(count)) / 32)));
+    } else {
+      // a power of two of words (at least 2): the word index is a shift, not a multiplication
+      const words = Math.max(2, Math.ceil((count * filterBits(count)) / 32));
+      const log = Math.ceil(Math.log2(words));
+      this.filter = new Int32Array(2 ** log);
+      this.filterShift = 32 - log;
+    }
     const t = this.table;
     const f = this.filter;
     const top = 32 - this.bitmapBits;
@@ -173,7 +185,7 @@ export class ByteTier {
         if (this.bitmap) {
           const i = h >>> top;
           f[i >>> 5]! |= 1 << (i & 31);
-        } else f[reduce(h, f.length)]! |= filterMask(h);
+        } else f[filterWord(h, this.filterShift)]! |= filterMask(h);
         let bucket = reduce(h, buckets);
         for (;;) {
           const base = bucket * BUCKET_WORDS;
@@ -368,7 +380,7 @@ export class ByteIndex {
     const ch = this.candH;
     const cp = this.candP;
     const f12 = t12.filter;
-    const w12 = f12.length;
+    const s12 = t12.filterShift;
     let nc = 0;
     let nc8 = 0;
     const use8 = t8.size > 0;
@@ -384,7 +396,7 @@ export class ByteIndex {
       const mk = filterMask(h);
       ch[nc] = h;
       cp[nc] = k << 2;
-      nc += (f12[reduce(h, w12)]! & mk) === mk ? 1 : 0;
+      nc += (f12[filterWord(h, s12)]! & mk) === mk ? 1 : 0;
       if (use8 && passes(t8, h8)) {
         c8h[nc8] = h8;
         c8p[nc8++] = k << 2;

@@ -138,7 +138,7 @@ class WasmScanner implements NativeScanner {
       // rows (8 i32 each): T12, T8, T4 at i32 0, 8, 16; the chain table at 24; A16, A8 at 32, 40
       const row = (CFG >> 2) + (k < 3 ? k * 8 : 32 + (k - 3) * 8);
       i32[row] = at[k]!.filter;
-      i32[row + 1] = t.filter.length;
+      i32[row + 1] = t.filterShift;
       i32[row + 2] = at[k]!.table;
       i32[row + 3] = t.table.length / BUCKET_WORDS;
       i32[row + 4] = t.keyLen;
