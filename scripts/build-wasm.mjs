@@ -17,7 +17,7 @@ export async function buildScanWasm() {
   let binary;
   let errors = '';
   const { error, stderr } = await asc.main(
-    [source, '-O3', '--runtime', 'stub', '--noAssert', '--importMemory', '--noExportMemory', '--outFile', 'scan.wasm'],
+    [source, '-O3', '--runtime', 'stub', '--noAssert', '--enable', 'simd', '--importMemory', '--noExportMemory', '--outFile', 'scan.wasm'],
     {
       readFile: (name, baseDir) => {
         try {

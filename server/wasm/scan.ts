@@ -203,13 +203,14 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
     const sA = <u32>load<i32>(rA, 4);
     const fA8 = <usize>load<i32>(rA8);
     const bA8 = <u32>load<i32>(rA8, 24);
-    const SP = ONES * 0x20;
-    const US = ONES * 0x5f;
-    for (let i: i32 = 0; i < n; i += 8) {
-      const x = load<u64>(block + <usize>i);
-      let m = zeroBytes(x ^ SP) | zeroBytes(x ^ US);
+    const vSP = i8x16.splat(0x20);
+    const vUS = i8x16.splat(0x5f);
+    for (let i: i32 = 0; i < n; i += 16) {
+      // 16 bytes at a time (SIMD; reads up to 15 bytes into the zero padding)
+      const x = v128.load(block + <usize>i);
+      let m = <u32>i8x16.bitmask(v128.or(i8x16.eq(x, vSP), i8x16.eq(x, vUS)));
       while (m != 0) {
-        const at = i + 1 + <i32>(ctz(m) >> 3);
+        const at = i + 1 + <i32>ctz(m);
         m &= m - 1;
         if (at >= n) break;
         const q = block + <usize>at;
@@ -623,15 +624,15 @@ export function lines(cfg: usize, block: usize, n: i32, hitPairs: usize, count: 
   let lineStart: i32 = 0;
   let special: i32 = 0;
   let h: i32 = 0;
-  const NL = ONES * 0x0a;
-  const ESC = ONES * 0x1b;
-  const BS = ONES * 0x5c;
-  for (let i: i32 = 0; i < n; i += 8) {
-    const x = load<u64>(block + <usize>i);
-    let m = zeroBytes(x ^ NL) | zeroBytes(x ^ ESC) | zeroBytes(x ^ BS);
-    // each interesting byte of the word, lowest first (past n: the zero padding never is one)
+  const vNL = i8x16.splat(0x0a);
+  const vESC = i8x16.splat(0x1b);
+  const vBS = i8x16.splat(0x5c);
+  for (let i: i32 = 0; i < n; i += 16) {
+    const x = v128.load(block + <usize>i);
+    let m = <u32>i8x16.bitmask(v128.or(v128.or(i8x16.eq(x, vNL), i8x16.eq(x, vESC)), i8x16.eq(x, vBS)));
+    // each interesting byte of the 16, lowest first (past n: the zero padding never is one)
     while (m != 0) {
-      const k = i + <i32>(ctz(m) >> 3);
+      const k = i + <i32>ctz(m);
       m &= m - 1;
       const c = load<u8>(block + <usize>k);
       if (c == 0x0a) {
