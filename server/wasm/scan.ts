@@ -338,15 +338,6 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
 // The line walk: which lines hold hits or bytes that make a line's views differ from its raw
 // bytes (ESC: ANSI sequences; backslash: JSON escapes), with their numbers and bounds.
 
-const ONES: u64 = 0x0101010101010101;
-const LOW7: u64 = 0x7f7f7f7f7f7f7f7f;
-const HIGH: u64 = 0x8080808080808080;
-
-/** High bit set in each byte of x that is zero (exact). */
-@inline function zeroBytes(x: u64): u64 {
-  return ~(((x & LOW7) + LOW7) | x) & HIGH;
-}
-
 let totalLines: i32 = 0;
 
 /** Lines in the block of the last `lines` call. */
@@ -369,15 +360,15 @@ export function lineCount(): i32 {
 const CHAINABLE: i32 = 1 << 18;
 
 /** First occurrence of the ll bytes at lit in line[from, len), or -1 (String.indexOf). The first
- * byte is looked for 8 bytes at a time (reading up to 7 bytes past len: inside the block or its
- * zero padding, and never taken). */
+ * byte is looked for 16 bytes at a time (reading up to 15 bytes past len: inside the block or
+ * its zero padding, and never taken). */
 function find(line: usize, len: i32, lit: usize, ll: i32, from: i32): i32 {
   const last = len - ll;
-  const pat = ONES * <u64>load<u8>(lit);
-  for (let i = from; i <= last; i += 8) {
-    let m = zeroBytes(load<u64>(line + <usize>i) ^ pat);
+  const pat = i8x16.splat(load<u8>(lit));
+  for (let i = from; i <= last; i += 16) {
+    let m = <u32>i8x16.bitmask(i8x16.eq(v128.load(line + <usize>i), pat));
     while (m != 0) {
-      const p = i + <i32>(ctz(m) >> 3);
+      const p = i + <i32>ctz(m);
       if (p > last) return -1;
       m &= m - 1;
       let k: i32 = 1;
@@ -455,13 +446,15 @@ function chainMatch(line: usize, len: i32, rec: i32, info: usize, pool: usize, r
 function plainAscii(line: usize, len: i32): i32 {
   let open: i32 = -1;
   let i: i32 = 0;
-  // 8 bytes at a time: any high bit (non-ASCII), any CR, the first '{'
-  for (; i + 8 <= len; i += 8) {
-    const x = load<u64>(line + <usize>i);
-    if ((x & HIGH) != 0 || zeroBytes(x ^ (ONES * 0x0d)) != 0) return -1;
+  // 16 bytes at a time: any high bit (non-ASCII), any CR, the first '{'
+  const vCR = i8x16.splat(0x0d);
+  const vOPEN = i8x16.splat(0x7b);
+  for (; i + 16 <= len; i += 16) {
+    const x = v128.load(line + <usize>i);
+    if ((i8x16.bitmask(x) | i8x16.bitmask(i8x16.eq(x, vCR))) != 0) return -1;
     if (open < 0) {
-      const b = zeroBytes(x ^ (ONES * 0x7b));
-      if (b != 0) open = i + <i32>(ctz(b) >> 3);
+      const b = i8x16.bitmask(i8x16.eq(x, vOPEN));
+      if (b != 0) open = i + <i32>ctz(b);
     }
   }
   for (; i < len; i++) {
