@@ -441,6 +441,16 @@ export class ByteIndex {
   }
 }
 
+/** The first window of `span` bytes of the literal b[off, off + len) that starts right after a
+ * space or '_' inside it (start -1: none); cost 0. */
+function firstAnchored(b: Uint8Array, off: number, len: number, span: number): { start: number; cost: number } {
+  for (let j = 1; j + span <= len; j++) {
+    const c = b[off + j - 1];
+    if (c === 0x20 || c === 0x5f) return { start: j, cost: 0 };
+  }
+  return { start: -1, cost: 0 };
+}
+
 /** Counts of window hashes over byte literals, to choose rare key windows (saturating bytes). */
 export class ByteGramCounts {
   private readonly counts: Uint8Array;
@@ -614,12 +624,13 @@ export function buildByteIndexOf(n: number, literalsOf: (i: number) => readonly 
     if (!usable[i]) continue;
     let placed = false;
     for (const tier of anchored) {
-      const c = anchorCountsFor(tier.span);
+      // A16 keys are the rarest across the records; the few A8 ones any (no counting pass for them)
+      const c = tier === a16 ? anchorCountsFor(tier.span) : undefined;
       let best = Infinity;
       let key = -1;
       for (let k = first[i]!; k < first[i + 1]!; k++) {
         if (len[k]! <= tier.span) continue;
-        const w = c.bestAnchored(bytes, off[k]!, len[k]!);
+        const w = c ? c.bestAnchored(bytes, off[k]!, len[k]!) : firstAnchored(bytes, off[k]!, len[k]!, tier.span);
         if (w.start >= 0 && w.cost < best) {
           best = w.cost;
           key = off[k]! + w.start;

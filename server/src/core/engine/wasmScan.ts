@@ -49,13 +49,18 @@ export class ChainTable {
     for (const l of literals) {
       const at = this.size;
       this.size += 2;
-      let ascii = true;
-      for (let k = 0; k < l.length; k++) if (l.charCodeAt(k) >= 0x80) ascii = false;
-      let len: number;
-      if (ascii) {
-        for (let k = 0; k < l.length; k++) this.pool[this.size + k] = l.charCodeAt(k);
-        len = l.length;
-      } else len = this.enc.encodeInto(l, this.pool.subarray(this.size)).written;
+      // ASCII is copied as it is checked; a literal with any other character is encoded instead
+      const pool = this.pool;
+      const base = this.size;
+      let len = l.length;
+      for (let k = 0; k < l.length; k++) {
+        const c = l.charCodeAt(k);
+        if (c >= 0x80) {
+          len = this.enc.encodeInto(l, pool.subarray(base)).written;
+          break;
+        }
+        pool[base + k] = c;
+      }
       if (len > 0xffff) {
         this.size = start;
         return; // not chainable: matched in JS
