@@ -474,8 +474,8 @@ export class MatchEngine {
         const pattern = this.entries[i]!.pattern;
         const simple = parseSimplePattern(pattern);
         if (simple && !simple.literals.some(hasTerminator)) {
-          chains?.add(i, simple.literals, simple.leadingHole, simple.trailingHole);
-          return simple.literals;
+          // the chain table's UTF-8 copy serves the byte index too (encoded once)
+          return chains?.add(i, simple.literals, simple.leadingHole, simple.trailingHole) ?? simple.literals;
         }
         return patternInfo(pattern)?.requiredLiterals ?? [];
       });

@@ -532,7 +532,7 @@ class LiteralBytes {
   private readonly enc = new TextEncoder();
   /** Records that take part (literalsOf gave an array, possibly empty). */
   readonly usable: Uint8Array;
-  constructor(n: number, literalsOf: (i: number) => readonly string[] | null) {
+  constructor(n: number, literalsOf: (i: number) => RecordLiterals) {
     this.first = new Int32Array(n + 1);
     this.usable = new Uint8Array(n);
     for (let i = 0; i < n; i++) {
@@ -540,9 +540,38 @@ class LiteralBytes {
       const lits = literalsOf(i);
       if (!lits) continue;
       this.usable[i] = 1;
-      for (const l of lits) this.addLiteral(l);
+      if ('bytes' in lits) this.addEncoded(lits.bytes, lits.start, lits.end);
+      else for (const l of lits) this.addLiteral(l);
     }
     this.first[n] = this.off.length;
+  }
+  /** Literals already in UTF-8 as (u16 length, bytes) runs in src[start, end) (a ChainTable's). */
+  private addEncoded(src: Uint8Array, start: number, end: number): void {
+    let p = start;
+    while (p < end) {
+      const len = src[p]! | (src[p + 1]! << 8);
+      p += 2;
+      let a = p;
+      for (let k = p; k <= p + len; k++) {
+        const c = k < p + len ? src[k]! : 0;
+        if (c < 0x20 || c === 0x7f) {
+          if (k - a >= 7) this.copyPart(src, a, k);
+          a = k + 1;
+        }
+      }
+      p += len;
+    }
+  }
+  private copyPart(src: Uint8Array, a: number, e: number): void {
+    if (this.size + (e - a) > this.bytes.length) {
+      const b = new Uint8Array(Math.max(this.bytes.length * 2, this.size + (e - a)));
+      b.set(this.bytes.subarray(0, this.size));
+      this.bytes = b;
+    }
+    this.bytes.set(src.subarray(a, e), this.size);
+    this.off.push(this.size);
+    this.len.push(e - a);
+    this.size += e - a;
   }
   private addLiteral(l: string): void {
     let start = 0;
@@ -584,7 +613,11 @@ export function buildByteIndex(literals: (readonly string[] | null)[]): ByteInde
 
 /** buildByteIndex with each record's literals asked for once, in order, and not kept: at 500k
  * records, holding every literal string until the end made the build mostly garbage collection. */
-export function buildByteIndexOf(n: number, literalsOf: (i: number) => readonly string[] | null): ByteIndex {
+/** A record's literals for the byte index: strings, UTF-8 already laid out as (u16 length, bytes)
+ * runs in bytes[start, end), or null for a record that never takes part. */
+export type RecordLiterals = readonly string[] | { bytes: Uint8Array; start: number; end: number } | null;
+
+export function buildByteIndexOf(n: number, literalsOf: (i: number) => RecordLiterals): ByteIndex {
   const lb = new LiteralBytes(n, literalsOf);
   const { bytes, off, len, first, usable } = lb;
   const a16 = new ByteTier(16, 1);

@@ -36,8 +36,10 @@ export class ChainTable {
   constructor(readonly records: number) {
     this.info = new Int32Array(records * 2);
   }
-  add(rec: number, literals: readonly string[], leading: boolean, trailing: boolean): void {
-    if (literals.length > 0xffff) return;
+  /** Add record rec's literals; returns where their (u16 length, bytes) runs are in the pool (valid
+   * until the next add), or undefined when the record is left to JS. */
+  add(rec: number, literals: readonly string[], leading: boolean, trailing: boolean): { bytes: Uint8Array; start: number; end: number } | undefined {
+    if (literals.length > 0xffff) return undefined;
     let room = 0;
     for (const l of literals) room += 2 + 3 * l.length;
     if (this.size + room > this.pool.length) {
@@ -63,7 +65,7 @@ export class ChainTable {
       }
       if (len > 0xffff) {
         this.size = start;
-        return; // not chainable: matched in JS
+        return undefined; // not chainable: matched in JS
       }
       this.pool[at] = len & 0xff;
       this.pool[at + 1] = len >>> 8;
@@ -71,6 +73,7 @@ export class ChainTable {
     }
     this.info[rec * 2] = start;
     this.info[rec * 2 + 1] = literals.length | (leading ? 1 << 16 : 0) | (trailing ? 1 << 17 : 0) | (1 << 18);
+    return { bytes: this.pool, start, end: this.size };
   }
   bytes(): Uint8Array {
     return this.pool.subarray(0, this.size);
