@@ -219,8 +219,12 @@ describe('engine: matchBytes (byte-level block scan)', () => {
 
   it('a block with more listed lines than the WebAssembly line walk holds falls back to the JS walk', () => {
     const e = MatchEngine.build([entry('a', 'the replica set lost its primary node {n}')]);
-    // 20,000 two-byte lines holding a backslash (each listed: its views may differ) and one match
-    const text = '\\\n'.repeat(10_000) + 'the replica set lost its primary node n7\n' + '\\\n'.repeat(10_000);
+    // 20,000 two-byte lines holding an ESC (each listed: its stripped text may differ) and one match
+    const text = '\x1b\n'.repeat(10_000) + 'the replica set lost its primary node n7\n' + '\x1b\n'.repeat(10_000);
+    const bytes = Buffer.from(text);
+    const block = new Uint8Array(bytes.length + 32);
+    block.set(bytes);
+    assert.equal(e.byteIndex().native!.scanLines(block, bytes.length), undefined, 'the module gives up on this block');
     const want = reference(e, text);
     assert.equal(want.lines, 20_001);
     const got = viaBytes(e, text);
@@ -287,6 +291,22 @@ describe('engine: matchBytes (byte-level block scan)', () => {
       assert.equal(want.got.length, 4);
       assert.deepEqual(viaBytes(e, text), want, `wasm ${wasm}`);
     }
+  });
+
+  it('a block over 4 MiB (one very long line) is scanned in JS, with the same results', () => {
+    const e = MatchEngine.build([entry('a', 'the replica set lost its primary node {n}')]);
+    const text = 'x'.repeat(5 << 20) + ' the replica set lost its primary node n9\nthe replica set lost its primary node n10\n';
+    const bytes = Buffer.from(text);
+    const block = new Uint8Array(bytes.length + 32);
+    block.set(bytes);
+    assert.equal(e.byteIndex().native!.scanLines(block, bytes.length), undefined);
+    const got: [number, string][] = [];
+    const lines = e.matchBytes(block, bytes.length, (i, ms) => got.push([i, ms[0]!.captures[0]!.value]));
+    assert.equal(lines, 2);
+    assert.deepEqual(got, [
+      [0, 'n9'],
+      [1, 'n10'],
+    ]);
   });
 
   it('keys never hold control characters: a literal split by a tab still gets a key from its parts', () => {

@@ -240,6 +240,8 @@ export interface ByteTiers {
 /** The WebAssembly scanner's interface (engine/wasmScan.ts): the same hits as scanJs, or
  * undefined when it cannot take this block (then scanJs runs). */
 export interface NativeScanner {
+  /** Bytes of the module's memory (its copy of the index, the chain table, the block work area). */
+  readonly memoryBytes: number;
   scan(buf: Uint8Array, n: number): { pos: Int32Array; rec: Int32Array; count: number } | undefined;
   /** scan, then the line walk (engine.ts matchAlignedBytes does it in JS otherwise): the lines that
    * hold hits or an ESC / backslash byte. Views into the module's memory, valid until the next call. */
@@ -287,10 +289,11 @@ export class ByteIndex {
     this.unkeyed = unkeyed;
   }
 
-  get stats(): { a16: number; a8: number; t12: number; t8: number; t4: number; unkeyed: number; bytes: number; native: boolean } {
+  /** Sizes; bytes: the JS index (filters and tables), nativeBytes: the WebAssembly module's memory. */
+  get stats(): { a16: number; a8: number; t12: number; t8: number; t4: number; unkeyed: number; bytes: number; native: boolean; nativeBytes: number } {
     const { a16, a8, t12, t8, t4 } = this.tiers;
     const bytes = a16.bytes() + a8.bytes() + t12.bytes() + t8.bytes() + t4.bytes();
-    return { a16: a16.size, a8: a8.size, t12: t12.size, t8: t8.size, t4: t4.size, unkeyed: this.unkeyed.length, bytes, native: this.native !== undefined };
+    return { a16: a16.size, a8: a8.size, t12: t12.size, t8: t8.size, t4: t4.size, unkeyed: this.unkeyed.length, bytes, native: this.native !== undefined, nativeBytes: this.native?.memoryBytes ?? 0 };
   }
 
   private push(pos: number, rec: number): void {

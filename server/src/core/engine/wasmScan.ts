@@ -96,6 +96,14 @@ function module(): object | undefined {
 
 const align = (x: number): number => (x + 63) & ~63;
 
+/** Largest block scanned by the module (larger: the JS scan). */
+const MAX_BLOCK = 4 << 20;
+/** Room for listed lines: at most one per hit, plus lines with ESC / backslash (more than one such
+ * line per 64 bytes: the JS walk takes the block). */
+const linesCap = (hits: number, n: number): number => hits + (n >>> 6) + 64;
+/** Room (i32) for the matches found in the module (more: the JS walk takes the block). */
+const resultsCap = (n: number): number => (n >>> 1) + 4096;
+
 type Exports = {
   scan(cfg: number, block: number, n: number, cand: number, out: number, cap: number): number;
   hits(): number;
@@ -167,7 +175,8 @@ class WasmScanner implements NativeScanner {
 
   /** Copy the block in and run the scan: the hit count (hits at fn.hits()), or -1 on overflow. */
   private run(buf: Uint8Array, n: number): { count: number; cap: number; after: number } | undefined {
-    if (n >= 1 << 28) return undefined; // positions are packed with 2 tag bits
+    // the work area is ~10 bytes per block byte: blocks over 4 MiB (a line that long) scan in JS
+    if (n > MAX_BLOCK) return undefined;
     const block = this.area;
     const cand = align(block + n + 32);
     // T12's passes (one list entry per probe at most), the anchored passes (bounded: see
@@ -176,10 +185,10 @@ class WasmScanner implements NativeScanner {
     const anchorCap = (n >>> 3) + 1024;
     const candBytes = (4 * perProbe + 2 * anchorCap) * 8;
     const out = align(cand + candBytes);
-    const cap = (n >>> 2) + 1024;
+    const cap = (n >>> 3) + 1024; // hits (more: the JS scan takes the block)
     const after = align(out + 2 * cap * 8);
     // room for the line walk's output too (see scanLines): listed lines, then verified matches
-    const need = after + (cap + (n >>> 4) + 64) * 32 + (n + 4096) * 4;
+    const need = after + linesCap(cap, n) * 32 + resultsCap(n) * 4;
     if (need > this.u8.length) {
       this.mem.grow(Math.ceil((need - this.u8.length) / PAGE));
       this.views();
@@ -188,6 +197,10 @@ class WasmScanner implements NativeScanner {
     this.u8.fill(0, block + n, block + n + 32);
     const count = this.fn.scan(CFG, block, n, cand, out, cap);
     return count < 0 ? undefined : { count, cap, after };
+  }
+
+  get memoryBytes(): number {
+    return this.u8.length;
   }
 
   /** Views of the whole memory (made again after it grows: growing detaches the old ones). */
@@ -223,9 +236,9 @@ class WasmScanner implements NativeScanner {
     const r = this.run(buf, n);
     if (!r) return undefined;
     const hits = this.fn.hits();
-    const cap = r.cap + (n >>> 4) + 64;
+    const cap = linesCap(r.count, n);
     const res = align(r.after + cap * 32);
-    const lines = this.fn.lines(CFG, this.area, n, hits, r.count, r.after, cap, res, n + 4096);
+    const lines = this.fn.lines(CFG, this.area, n, hits, r.count, r.after, cap, res, resultsCap(n));
     if (lines < 0) return undefined;
     const entries = new Int32Array(this.mem.buffer, r.after, lines * 8);
     return {
