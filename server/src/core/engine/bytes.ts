@@ -571,7 +571,9 @@ class LiteralBytes {
       b.set(this.bytes.subarray(0, this.size));
       this.bytes = b;
     }
-    this.bytes.set(src.subarray(a, e), this.size);
+    // literal parts are short: a loop beats making a subarray for set()
+    const dst = this.bytes;
+    for (let k = a, o = this.size; k < e; k++, o++) dst[o] = src[k]!;
     this.off.push(this.size);
     this.len.push(e - a);
     this.size += e - a;
