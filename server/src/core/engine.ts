@@ -350,7 +350,7 @@ export class MatchEngine {
 
   /** matchLine, with the first view's candidates given (a superset of the records that can match
    * the line, from the byte scan) instead of collected by the string prefilter. */
-  private matchLineWith(line: string, given: readonly number[] | undefined): LineMatch[] {
+  private matchLineWith(line: string, given: readonly number[] | undefined, lineViewsOf?: LineView[]): LineMatch[] {
     if (++this.lineStamp >= 0x3fffffff) {
       this.lineSeen.fill(0);
       this.lineStamp = 1;
@@ -362,7 +362,7 @@ export class MatchEngine {
       if (given === undefined) this.matchView(line, undefined, line, results);
       else if (given.length > 0) this.matchCandidates(line, undefined, line, results, given);
     } else {
-      const views = lineViews(line);
+      const views = lineViewsOf ?? lineViews(line);
       base = views[0]!.text;
       const baseCands = this.baseCands;
       baseCands.length = 0;
@@ -548,8 +548,6 @@ export class MatchEngine {
       }
     }
     if (special.length > 1) special.sort((a, b) => a - b);
-    if (!this.byteSeen) this.byteSeen = new Int32Array(this.size);
-    const seen = this.byteSeen;
     const cands: number[] = [];
     let lineNo = 0;
     let pos = 0; // start of line lineNo
@@ -569,19 +567,10 @@ export class MatchEngine {
       const end = nl < 0 ? n : nl;
       const full = nextSpecial < end;
       while (si < special.length && special[si]! < end) si++;
-      if (++this.byteStamp >= 0x3fffffff) {
-        seen.fill(0);
-        this.byteStamp = 1;
-      }
-      const st = this.byteStamp;
+      const first = hi;
+      while (hi < hits.count && hits.pos[hi]! < end) hi++;
       cands.length = 0;
-      while (hi < hits.count && hits.pos[hi]! < end) {
-        const rec = hits.rec[hi++]!;
-        if (seen[rec] !== st) {
-          seen[rec] = st;
-          cands.push(rec);
-        }
-      }
+      this.uniqueRecords(hits.rec, first, hi, 1, cands);
       const line = decode(pos, end);
       const ms = full ? this.matchLine(line) : this.matchLineWith(line, cands);
       if (ms.length) onLine(lineNo, ms, line);
@@ -606,8 +595,6 @@ export class MatchEngine {
     const pairs = listed.pairs.slice();
     const results = listed.results.slice();
     const total = listed.total;
-    if (!this.byteSeen) this.byteSeen = new Int32Array(this.size);
-    const seen = this.byteSeen;
     const cands: number[] = [];
     for (let i = 0; i < listed.lines; i++) {
       const o = i * 8;
@@ -624,25 +611,34 @@ export class MatchEngine {
         if (ms.length) onLine(entries[o]!, ms, line);
         continue;
       }
-      if (++this.byteStamp >= 0x3fffffff) {
-        seen.fill(0);
-        this.byteStamp = 1;
-      }
-      const st = this.byteStamp;
       cands.length = 0;
-      for (let h = entries[o + 3]!, to = entries[o + 4]!; h < to; h++) {
-        const rec = pairs[2 * h + 1]!;
-        if (seen[rec] !== st) {
-          seen[rec] = st;
-          cands.push(rec);
-        }
-      }
+      // records at the odd words of the (position, record) pairs
+      this.uniqueRecords(pairs, 2 * entries[o + 3]! + 1, 2 * entries[o + 4]! + 1, 2, cands);
       // a CRLF line: matched without its CR (what its first view would be: same matches and
       // offsets, without making views)
       const ms = this.matchLineWith(end > start && bytes[end - 1] === 0x0d ? line.slice(0, -1) : line, cands);
       if (ms.length) onLine(entries[o]!, ms, line);
     }
     return total;
+  }
+
+  /** Append to out each record of recs[from], recs[from + step], ... before `to`, once. */
+  private uniqueRecords(recs: Int32Array, from: number, to: number, step: number, out: number[]): number[] {
+    if (!this.byteSeen) this.byteSeen = new Int32Array(this.size);
+    const seen = this.byteSeen;
+    if (++this.byteStamp >= 0x3fffffff) {
+      seen.fill(0);
+      this.byteStamp = 1;
+    }
+    const st = this.byteStamp;
+    for (let i = from; i < to; i += step) {
+      const rec = recs[i]!;
+      if (seen[rec] !== st) {
+        seen[rec] = st;
+        out.push(rec);
+      }
+    }
+    return out;
   }
 
   private escScratch: Uint8Array | undefined;
@@ -652,7 +648,8 @@ export class MatchEngine {
   private matchEscapedLine(line: string): LineMatch[] {
     const native = this.byteIndexCache?.native;
     if (!native) return this.matchLine(line);
-    const text = lineViews(line)[0]!.text;
+    const views = lineViews(line);
+    const text = views[0]!.text;
     const room = text.length * 3 + 32;
     if (!this.escScratch || this.escScratch.length < room) this.escScratch = new Uint8Array(Math.max(room, 4096));
     const buf = this.escScratch;
@@ -660,22 +657,7 @@ export class MatchEngine {
     buf.fill(0, n, n + 32);
     const hits = native.scan(buf, n);
     if (!hits) return this.matchLine(line);
-    if (!this.byteSeen) this.byteSeen = new Int32Array(this.size);
-    const seen = this.byteSeen;
-    if (++this.byteStamp >= 0x3fffffff) {
-      seen.fill(0);
-      this.byteStamp = 1;
-    }
-    const st = this.byteStamp;
-    const cands: number[] = [];
-    for (let i = 0; i < hits.count; i++) {
-      const rec = hits.rec[i]!;
-      if (seen[rec] !== st) {
-        seen[rec] = st;
-        cands.push(rec);
-      }
-    }
-    return this.matchLineWith(line, cands);
+    return this.matchLineWith(line, this.uniqueRecords(hits.rec, 0, hits.count, 1, []), views);
   }
 
   /** LineMatches of the matches the WebAssembly module found on a plain ASCII line (results[from,
@@ -753,14 +735,14 @@ export class MatchEngine {
         const at = this.resultAt[rec]!;
         const prev = results[at]!;
         if (start > prev.start || (start === prev.start && (!json || this.fromJson[at]))) continue;
-        results[at] = view ? this.toLineMatch(rec, raw, start, view, line) : this.plainMatch(rec, raw, line);
+        results[at] = this.toLineMatch(rec, raw, start, view, line);
         this.fromJson[at] = json;
         continue;
       }
       this.lineSeen[rec] = this.lineStamp;
       this.resultAt[rec] = results.length;
       this.fromJson[results.length] = json;
-      results.push(view ? this.toLineMatch(rec, raw, start, view, line) : this.plainMatch(rec, raw, line));
+      results.push(this.toLineMatch(rec, raw, start, view, line));
     }
   }
 
@@ -782,21 +764,6 @@ export class MatchEngine {
       this.matcherCache[rec] = m;
     }
     return m;
-  }
-
-  /** toLineMatch for a match in the line itself (no view: offsets are the line's), the common case
-   * of a file scan, without the view mapping. */
-  private plainMatch(rec: number, raw: RawMatch, line: string): LineMatch {
-    const names = this.entries[rec]!.captureNames;
-    const caps = raw.caps;
-    const captures: Capture[] = [];
-    for (let i = 0; i < caps.length; i += 2) {
-      const s = caps[i]!;
-      if (s < 0) continue;
-      const e = caps[i + 1]!;
-      captures.push({ name: names[i >> 1] ?? String((i >> 1) + 1), value: line.slice(s, e), start: s, end: e });
-    }
-    return { entry: rec, start: raw.start, end: raw.end, text: line.slice(raw.start, raw.end), captures, literalLength: this.literalLengths[rec]!, codeInLine: false };
   }
 
   private toLineMatch(rec: number, raw: RawMatch, start: number, view: LineView | undefined, line: string): LineMatch {
