@@ -107,9 +107,11 @@ export async function forEachMatchingLine(
   const blocks = new LineBlocks(MAX_LINE);
   const stats: LineStats = { lines: 0, truncatedLines: 0 };
   const decoder = new TextDecoder('utf-8');
-  // Building the byte index costs about 10 µs per record and saves about 10 ns per byte scanned:
-  // blocks are matched as text until the input is large enough for the index to pay for itself.
-  const byteThreshold = opts.byteThreshold ?? Math.max(1 << 20, 1000 * engine.size);
+  // Building the byte index costs about 3-6 µs per record (npm run bench: 0.33 s at 100k records,
+  // 3 s at 500k) and saves about 9 ns per byte scanned (file scan ~280 MB/s against ~80 MB/s line
+  // by line at 100k): blocks are matched as text until the input is large enough (~350-700 bytes
+  // per record) for the index to pay for itself.
+  const byteThreshold = opts.byteThreshold ?? Math.max(1 << 20, 500 * engine.size);
   let seen = 0;
   const onBlock = (buf: Uint8Array, n: number): void => {
     seen += n;
