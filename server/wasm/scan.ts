@@ -500,11 +500,6 @@ let resPtr: usize = 0;
 let resCap: i32 = 0;
 let resCount: i32 = 0;
 
-/** Where the last `lines` call wrote its match results (i32). */
-export function results(): usize {
-  return resPtr;
-}
-
 /** Verify the line's hits [from, to) here when every candidate record is chainable and the line is
  * plain ASCII: returns 2 with its matches appended to the results (possibly none), 0 when the line
  * must be matched in JS, or -1 when the results are full. */

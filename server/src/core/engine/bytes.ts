@@ -68,7 +68,7 @@ const FP_STEP = 0x9e3779b8 | 0; // even step from an odd start: every word's con
 
 /** floor(h * n / 2^32) for the unsigned h: an index in [0, n) from the top bits of h (exact, as
  * the WebAssembly scanner computes it with 64-bit integers). */
-export function reduce(h: number, n: number): number {
+function reduce(h: number, n: number): number {
   if (n <= 0x200000) return Math.floor(((h >>> 0) * n) / 4294967296);
   const hi = (h >>> 16) * n;
   const lo = (h & 0xffff) * n;
@@ -77,12 +77,12 @@ export function reduce(h: number, n: number): number {
 
 /** The two filter bits of h inside its filter word (from its top bits; the word comes from
  * filterWord: another mix of all its bits). */
-export function filterMask(h: number): number {
+function filterMask(h: number): number {
   return (1 << (h >>> 27)) | (1 << ((h >>> 22) & 31));
 }
 
 /** The filter word of h in a filter of 2^(32 - shift) words. */
-export function filterWord(h: number, shift: number): number {
+function filterWord(h: number, shift: number): number {
   return Math.imul(h, C5) >>> shift;
 }
 
@@ -211,10 +211,6 @@ export class ByteTier {
     return this.filter.byteLength + this.table.byteLength;
   }
 }
-
-/** How one record is found by the byte scan: a key (UTF-8 bytes of one of its required literals)
- * in a tier, or none (the record is then a candidate on every line). */
-export type ByteKeyPlan = { tier: ByteTier; key: Uint8Array } | null;
 
 export interface ByteHits {
   /** Byte offset of each hit's key, nondecreasing (a record may repeat). */

@@ -108,7 +108,6 @@ type Exports = {
   scan(cfg: number, block: number, n: number, cand: number, out: number, cap: number): number;
   hits(): number;
   lines(cfg: number, block: number, n: number, hits: number, count: number, out: number, cap: number, res: number, rcap: number): number;
-  results(): number;
   lineCount(): number;
 };
 
