@@ -100,7 +100,7 @@ export function splitSegment(segment: string, onLine: (line: string) => void): v
 export async function forEachMatchingLine(
   input: Readable,
   engine: MatchEngine,
-  onMatches: (lineNumber: number, matches: LineMatch[]) => void,
+  onMatches: (lineNumber: number, matches: LineMatch[], line: string) => void,
   afterChunk: () => Promise<boolean | void> = async () => undefined,
   opts: { byteThreshold?: number } = {},
 ): Promise<LineStats> {
@@ -123,12 +123,12 @@ export async function forEachMatchingLine(
         splitSegment(seg, (line) => {
           stats.lines++;
           const ms = engine.matchLine(line);
-          if (ms.length) onMatches(stats.lines, ms);
+          if (ms.length) onMatches(stats.lines, ms, line);
         });
       return;
     }
     const base = stats.lines;
-    stats.lines += engine.matchBytes(buf, n, (i, ms) => onMatches(base + i + 1, ms));
+    stats.lines += engine.matchBytes(buf, n, (i, ms, line) => onMatches(base + i + 1, ms, line));
   };
   for await (const chunk of input) {
     blocks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Uint8Array), onBlock);

@@ -6,6 +6,7 @@
 import type { ErrorRecord } from './record';
 import { type EngineEntry, type LineMatch, MatchEngine } from './engine';
 import { captureNames } from './pattern';
+import { type Confidence, type MatchContext, matchConfidence } from './confidence';
 import { SEARCH_SCORE, type SearchHit, SearchIndex } from './search';
 
 export type { SearchHit } from './search';
@@ -13,6 +14,13 @@ export type { SearchHit } from './search';
 export interface RecordMatch {
   record: ErrorRecord;
   match: LineMatch;
+  /** How sure we are that this record explains the line (core/confidence). */
+  confidence: Confidence;
+}
+
+/** A record's match on a line, with its confidence. */
+export function recordMatch(record: ErrorRecord, match: LineMatch, line: string, ctx?: MatchContext): RecordMatch {
+  return { record, match, confidence: matchConfidence(record, match, line, ctx) };
 }
 
 /** Lines of a text: split at \r\n, \n and lone \r (as editors and LSP count lines). */
@@ -52,11 +60,13 @@ function explainLines(text: string, matchLine: (line: string) => RecordMatch[]):
   return out;
 }
 
-/** Catalog's ranking of two matches of one line: errorCode in the line, more literal characters, longer span, then id. */
+/** Catalog's ranking of two matches of one line: errorCode in the line, higher confidence, more
+ * literal characters, longer span, then id. */
 export function rankMatch(a: RecordMatch, b: RecordMatch): number {
   const x = a.match;
   const y = b.match;
   if (x.codeInLine !== y.codeInLine) return x.codeInLine ? -1 : 1;
+  if (a.confidence.score !== b.confidence.score) return b.confidence.score - a.confidence.score;
   if (x.literalLength !== y.literalLength) return y.literalLength - x.literalLength;
   const lx = x.end - x.start;
   const ly = y.end - y.start;
@@ -110,7 +120,9 @@ export class Catalog implements RecordCatalog {
   /** Every record matching the line, ranked (one match per record). */
   matchLine(line: string): RecordMatch[] {
     // (no mightMatch first: it runs the same prefilter pass that matchLine starts with)
-    return this.engine.matchLine(line).map((m) => ({ record: this.records[m.entry]!, match: m }));
+    const ms = this.engine.matchLine(line).map((m) => recordMatch(this.records[m.entry]!, m, line));
+    if (ms.length > 1) ms.sort(rankMatch);
+    return ms;
   }
 
   /** Matches per line of `text` (lines split at CRLF, LF, CR); only lines with matches; line is 0-based. */

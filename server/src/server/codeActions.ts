@@ -7,7 +7,7 @@
 //   terminals): "Insert validation for …" and "Insert try/catch for …" as WorkspaceEdits, most
 //   relevant first, at most MAX_RECORDS records.
 import { CancellationToken, CodeAction, CodeActionKind, CodeActionParams, Diagnostic, TextEdit } from 'vscode-languageserver';
-import type { RecordMatch } from '../core/catalog';
+import { type RecordMatch, recordMatch } from '../core/catalog';
 import { languageForPath } from '../core/languages';
 import type { ErrorRecord } from '../core/record';
 import { formatSnippet, surroundWithTry } from '../core/snippet';
@@ -50,7 +50,7 @@ function logActions(ctx: ServerContext, doc: TrackedDocument, params: CodeAction
     const m = lineMatches(ctx, doc, d.range.start.line).find((x) => x.record.id === id);
     const record = m?.record ?? ctx.catalog().get(id);
     if (!record) continue;
-    targets.push({ match: m ?? { record, match: { entry: -1, start: 0, end: 0, text: '', captures: [], literalLength: 0, codeInLine: false } }, diagnostic: d });
+    targets.push({ match: m ?? recordMatch(record, { entry: -1, start: 0, end: 0, text: '', captures: [], literalLength: 0, codeInLine: false }, ''), diagnostic: d });
   }
   if (targets.length === 0) {
     const { start, end } = params.range;

@@ -9,6 +9,7 @@ import { type Command, EXIT_FINDINGS, EXIT_OK, IoError, type Io, UsageError } fr
 import { forEachMatchingLine } from '../lines';
 import { Output } from '../output';
 import { checkReadable, formatProblem, loadCatalog } from '../records';
+import { recordMatch } from '../../core/catalog';
 import { FORMATS, type Format, createReporter } from '../reporters';
 import { VERSION } from '../version';
 
@@ -93,9 +94,9 @@ export const scan: Command = {
         const stats = await forEachMatchingLine(
           input,
           catalog.engine,
-          (n, ms) => {
+          (n, ms, line) => {
             for (const lm of ms) {
-              const m = { record: catalog.records[lm.entry]!, match: lm };
+              const m = recordMatch(catalog.records[lm.entry]!, lm, line);
               matches++;
               worst = Math.min(worst, severityRank(m.record.severity));
               reporter.match({ file: name, line: n, m });

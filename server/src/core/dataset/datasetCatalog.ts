@@ -15,6 +15,7 @@ import * as path from 'node:path';
 import { type ExtraCatalog, rankMatch, splitLines } from '../catalog';
 import { type EngineEntry, type LineMatch, MatchEngine } from '../engine';
 import type { ErrorRecord } from '../record';
+import { type Confidence, matchConfidence } from '../confidence';
 import { fuzzyScore, SEARCH_SCORE, type SearchHit, searchTokens, TokenIndex } from '../search';
 import type { LiteRecord } from './lite';
 import { type BlockRef, type PreparedHead, ROWS_FILE, selectedBlocks } from './prepared';
@@ -45,6 +46,7 @@ export interface DatasetMatch {
   row: number;
   record: LiteRecord;
   match: LineMatch;
+  confidence: Confidence;
 }
 
 export interface DatasetBuildStats {
@@ -274,7 +276,8 @@ export class DatasetCatalog implements ExtraCatalog {
       for (const m of s.engine.matchLine(line)) {
         const row = s.start + m.entry;
         m.entry = row;
-        out.push({ row, record: this.rows.record(row), match: m });
+        const record = this.rows.record(row);
+        out.push({ row, record, match: m, confidence: matchConfidence(record, m, line) });
       }
     }
     if (out.length > 1) out.sort(rankMatch);

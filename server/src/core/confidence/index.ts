@@ -1,0 +1,225 @@
+// How sure we are that a record explains a line: a confidence in [0, 1] for every match.
+//
+// Matching is exact, but an exact match of a record whose whole text is "password" or
+// "(.+?) failed" says little. The score adds up evidence in bits:
+//  - specificity: the information in the record's literal text against a background model of
+//    ordinary English and log text (words.generated.ts: a common word is worth a few bits, a rare
+//    word, an identifier, a number or punctuation more);
+//  - line context: an error marker on the line (ERROR, FATAL, `Error:`, `E ` ...), the record's
+//    errorClass or errorCode as a token, the line being a traceback's exception line (given by
+//    the caller, see blocks); a stack-frame line or a line of quoted code is context, never a match;
+//  - coverage: how much of the line's message (the line without its timestamp / level prefix) the
+//    match's literal text covers.
+// and maps the total to [0, 1]. Pure: strings in, numbers out.
+import { parseSimplePattern, patternInfo } from '../pattern';
+import { WORDS_BY_RANK } from './words.generated';
+
+export type ConfidenceLabel = 'likely' | 'possible' | 'unlikely';
+
+export interface Confidence {
+  /** 0 (surely not this record) .. 1 (surely this record). */
+  score: number;
+  label: ConfidenceLabel;
+  /** Why, in a few words each, strongest first (shown in hovers and the CLI). */
+  reasons: string[];
+}
+
+/** Matches below this confidence are not reported as problems (editor diagnostics, `scan`), only
+ * listed as possible explanations (hovers, `explain`, search). Chosen from the precision bench. */
+export const DEFAULT_MIN_CONFIDENCE = 0.5;
+
+/** Where the line sits in an error block (see core/blocks), when the caller knows. */
+export type LineRole = 'exception' | 'frame' | 'quoted' | 'plain';
+
+export interface MatchContext {
+  role?: LineRole;
+  /** The block's frames name the record's raise site (file, and line when given). */
+  frameMatch?: 'file' | 'line';
+}
+
+/** What the score reads of a record. */
+export interface ScoredRecord {
+  messagePattern: string;
+  errorClass: string | null;
+  errorCode: string | null;
+}
+
+/** What the score reads of a match (a LineMatch has these). */
+export interface ScoredMatch {
+  start: number;
+  end: number;
+  codeInLine: boolean;
+}
+
+export function labelOf(score: number): ConfidenceLabel {
+  return score >= 0.7 ? 'likely' : score >= 0.4 ? 'possible' : 'unlikely';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Specificity
+
+let rankOf: Map<string, number> | undefined;
+function wordRank(w: string): number {
+  if (!rankOf) {
+    rankOf = new Map();
+    const words = WORDS_BY_RANK.split(' ');
+    for (let i = 0; i < words.length; i++) rankOf.set(words[i]!, i);
+  }
+  return rankOf.get(w) ?? -1;
+}
+
+/** Bits of one word of letters: about log2 of its frequency rank (Zipf), more when unknown. */
+export function wordBits(word: string): number {
+  const w = word.toLowerCase();
+  const r = wordRank(w);
+  if (r >= 0) return Math.log2(r + 2) + 1;
+  // not among the common words: rare, but a short fragment is no identifier
+  return Math.min(17, 8 + 1.5 * w.length);
+}
+
+const COMMON_PUNCT = new Set(['.', ',', ':', '-', '/', "'", '"', '(', ')']);
+
+/** A token with inner structure: snake_case, dotted.name, camelCase, letters with digits. */
+function isIdentifier(t: string): boolean {
+  return /[_.]/.test(t) || /[a-z][A-Z]/.test(t) || (/\d/.test(t) && /[A-Za-z]/.test(t));
+}
+
+const TOKEN = /[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*|\d+|\S/g;
+
+/** Bits of information in a literal text (a record's message without its placeholders). */
+export function textBits(text: string): number {
+  let bits = 0;
+  const seen = new Set<string>();
+  TOKEN.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  while ((m = TOKEN.exec(text))) {
+    const t = m[0];
+    // a token repeated adds little
+    const again = seen.has(t);
+    seen.add(t);
+    let b: number;
+    if (/^\d+$/.test(t)) b = Math.min(16, 3.3 * t.length);
+    else if (t.length === 1 && !/[A-Za-z]/.test(t)) b = COMMON_PUNCT.has(t) ? 1.5 : 3.5;
+    else if (isIdentifier(t)) b = Math.min(28, 14 + t.length);
+    else b = wordBits(t);
+    bits += again ? b / 4 : b;
+  }
+  return bits;
+}
+
+const specificityCache = new Map<string, number>();
+
+/** Bits of information in a pattern's literal text (cached per pattern). */
+export function patternBits(pattern: string): number {
+  let bits = specificityCache.get(pattern);
+  if (bits !== undefined) return bits;
+  const simple = parseSimplePattern(pattern);
+  const literals = simple ? simple.literals : (patternInfo(pattern)?.requiredLiterals ?? []);
+  // literals are separate runs of text: a word split by a hole is two fragments, which is right
+  bits = 0;
+  for (const l of literals) bits += textBits(l);
+  if (specificityCache.size > 50_000) specificityCache.clear();
+  specificityCache.set(pattern, bits);
+  return bits;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Line context
+
+/** Error markers: log levels, pytest's `E   `, glog's `E1201`, `Error:` / `SomethingError:`,
+ * `Exception`, `panic:`. */
+const STRONG_MARKER = /(?:^|[\s\[(|:"'])(?:ERROR|ERR|FATAL|CRITICAL|CRIT|SEVERE|PANIC|EMERG|ALERT)(?=$|[\s\]):|,"'])|\b(?:[A-Z][A-Za-z0-9]*)?(?:Error|Exception|Exit|Failure|Fault)\b:?|\bpanic:|\bpanicked at\b|\bTraceback\b|^\s*E(?:\s{1,4}|\d{4}\s)/;
+const WEAK_MARKER = /(?:^|[\s\[(|:"'])(?:WARN|WARNING|error|fatal|failed|failure)(?=$|[\s\]):|,"'])/;
+
+export function errorMarker(line: string): 'strong' | 'weak' | undefined {
+  if (STRONG_MARKER.test(line)) return 'strong';
+  if (WEAK_MARKER.test(line)) return 'weak';
+  return undefined;
+}
+
+function isWordUnit(c: number): boolean {
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f;
+}
+
+/** `name` in `text` as a token (no word character on either side). */
+export function hasWordToken(text: string, name: string): boolean {
+  if (!name) return false;
+  let i = text.indexOf(name);
+  while (i >= 0) {
+    if (!(i > 0 && isWordUnit(text.charCodeAt(i - 1))) && !isWordUnit(text.charCodeAt(i + name.length))) return true;
+    i = text.indexOf(name, i + 1);
+  }
+  return false;
+}
+
+/** The record's error class on the line: its full name or its last dotted part. */
+export function classInLine(line: string, errorClass: string | null): boolean {
+  if (!errorClass) return false;
+  if (hasWordToken(line, errorClass)) return true;
+  const dot = errorClass.lastIndexOf('.');
+  return dot >= 0 && dot + 1 < errorClass.length && hasWordToken(line, errorClass.slice(dot + 1));
+}
+
+/** Where the message starts: after a leading timestamp, level, logger name or process tag. */
+export function messageStart(line: string): number {
+  const m = /^\s*(?:(?:\[[^\]]{0,80}\]|\d[\d\-:T.,/+Z ]{5,40}\d|[A-Z]{3,9}\b:?|\w[\w.\-]{0,40}\[\d+\]:|[\w.\-]{1,40}:\d+:|-|\|)\s*)*/.exec(line);
+  return m ? m[0].length : 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The score
+
+/** Evidence (bits) at which the score is 0, and bits per halving of the doubt above it. */
+const ZERO_AT = 18;
+const HALF_LIFE = 9;
+
+/** Confidence that `record` explains `line`, where `match` is its match on that line. */
+export function matchConfidence(record: ScoredRecord, match: ScoredMatch, line: string, ctx: MatchContext = {}): Confidence {
+  const reasons: { bits: number; text: string }[] = [];
+  if (ctx.role === 'frame' || ctx.role === 'quoted') {
+    return { score: 0.05, label: 'unlikely', reasons: [ctx.role === 'frame' ? 'a stack frame line (context, not an error)' : 'source code quoted by a traceback (context, not an error)'] };
+  }
+  const spec = patternBits(record.messagePattern);
+  // (ordered by how far it is from an ordinary message's 20 bits)
+  reasons.push({ bits: spec - 20, text: spec >= 30 ? 'specific message text' : spec >= 20 ? 'fairly generic message text' : 'generic message text (common words only)' });
+  let bits = spec;
+  if (match.codeInLine && record.errorCode) {
+    bits += 24;
+    reasons.push({ bits: 24, text: `error code ${record.errorCode} on the line` });
+  }
+  if (classInLine(line, record.errorClass)) {
+    bits += 16;
+    reasons.push({ bits: 16, text: `${record.errorClass} on the line` });
+  }
+  if (ctx.role === 'exception') {
+    bits += 14;
+    reasons.push({ bits: 14, text: 'the exception line of a stack trace' });
+  } else {
+    const marker = errorMarker(line);
+    if (marker) {
+      const b = marker === 'strong' ? 8 : 4;
+      bits += b;
+      reasons.push({ bits: b, text: marker === 'strong' ? 'an error marker on the line' : 'a warning or failure word on the line' });
+    }
+  }
+  if (ctx.frameMatch) {
+    const b = ctx.frameMatch === 'line' ? 16 : 10;
+    bits += b;
+    reasons.push({ bits: b, text: ctx.frameMatch === 'line' ? 'raised at a frame of the stack trace' : 'its file is in the stack trace' });
+  }
+  // coverage of the line's message by the match span
+  const from = messageStart(line);
+  const rest = line.slice(from).trim().length;
+  if (rest > 0) {
+    const covered = Math.max(0, Math.min(match.end, line.length) - Math.max(match.start, from));
+    const share = Math.min(1, covered / rest);
+    const b = 8 * share - 4;
+    bits += b;
+    if (share >= 0.8) reasons.push({ bits: b, text: 'covers the whole message' });
+    else if (share < 0.3) reasons.push({ bits: b, text: 'covers a small part of the line' });
+  }
+  const score = bits <= ZERO_AT ? 0 : 1 - Math.pow(2, -(bits - ZERO_AT) / HALF_LIFE);
+  const rounded = Math.round(score * 1000) / 1000;
+  reasons.sort((a, b) => Math.abs(b.bits) - Math.abs(a.bits));
+  return { score: rounded, label: labelOf(rounded), reasons: reasons.map((r) => r.text) };
+}

@@ -1,0 +1,82 @@
+import * as assert from 'node:assert/strict';
+import { derivePattern } from '../../server/src/core/pattern';
+import { DEFAULT_MIN_CONFIDENCE, errorMarker, labelOf, matchConfidence, messageStart, patternBits, wordBits } from '../../server/src/core/confidence';
+
+/** The confidence of a record built from `message` on `line`, with the span found from the text. */
+function conf(message: string, line: string, extra: { errorClass?: string; errorCode?: string; role?: 'exception' | 'frame' | 'quoted' } = {}) {
+  const pattern = derivePattern(message);
+  const m = new RegExp(pattern).exec(line);
+  assert.ok(m, `${pattern} should match ${line}`);
+  const codeInLine = extra.errorCode ? line.includes(extra.errorCode) : false;
+  return matchConfidence(
+    { messagePattern: pattern, errorClass: extra.errorClass ?? null, errorCode: extra.errorCode ?? null },
+    { start: m.index, end: m.index + m[0].length, codeInLine },
+    line,
+    extra.role ? { role: extra.role } : {},
+  );
+}
+
+describe('confidence', () => {
+  it('common words carry few bits, rare words and identifiers many', () => {
+    assert.ok(wordBits('the') < 4);
+    assert.ok(wordBits('password') < 13);
+    assert.ok(wordBits('disaggregation') > 15);
+    assert.ok(patternBits(derivePattern('password')) < 14);
+    assert.ok(patternBits(derivePattern('{x} failed')) < 14);
+    assert.ok(patternBits(derivePattern('No staged embedding for send req_id={req_id}')) > 40, 'identifiers count');
+    assert.ok(patternBits(derivePattern('encode metadata not ready')) > patternBits(derivePattern('already closed')));
+  });
+
+  it('a record of one common word on an unrelated line is unlikely, a specific message likely', () => {
+    const weak = conf('password', 'Dec  1 09:12:01 host sshd[811]: Accepted password for root from 10.0.0.2 port 5022 ssh2');
+    assert.equal(weak.label, 'unlikely');
+    assert.ok(weak.score < DEFAULT_MIN_CONFIDENCE);
+    const strong = conf('encode metadata not ready', '2026-12-01 09:00:01 ERROR MM-Encoder wait_metadata failed: MMError: encode metadata not ready (HTTP 504)', { errorClass: 'MMError' });
+    assert.equal(strong.label, 'likely');
+    assert.ok(strong.reasons.includes('MMError on the line'), strong.reasons.join('; '));
+  });
+
+  it('a log line of its own (ERROR job 1003 failed) is not explained by "{x} failed"', () => {
+    const c = conf('{what} failed', '2026-12-01 09:00:01 ERROR job 1003 failed');
+    assert.ok(c.score < DEFAULT_MIN_CONFIDENCE, JSON.stringify(c));
+  });
+
+  it('the error code or class on the line raises a generic message over the threshold', () => {
+    const line = "src/app.ts(3,7): error TS2304: Cannot find name 'foo'.";
+    const without = conf("Cannot find name '{0}'.", line);
+    const withCode = conf("Cannot find name '{0}'.", line, { errorCode: 'TS2304' });
+    assert.ok(withCode.score > without.score);
+    assert.ok(withCode.score >= 0.7);
+    assert.ok(withCode.reasons[0]!.includes('TS2304'));
+  });
+
+  it('frames and quoted code are context, never matches', () => {
+    const c = conf('Object', '    at Object.<anonymous> (/srv/app/index.js:3:9)', { role: 'frame' });
+    assert.equal(c.label, 'unlikely');
+    assert.ok(c.score < 0.1);
+  });
+
+  it('the exception line of a trace counts as strong context', () => {
+    const plain = conf('unknown archive format {0}', "unknown archive format '/tmp/x.bin'");
+    const exc = conf('unknown archive format {0}', "shutil.ReadError: unknown archive format '/tmp/x.bin'", { role: 'exception', errorClass: 'ReadError' });
+    assert.ok(exc.score > plain.score);
+    assert.equal(exc.label, 'likely');
+  });
+
+  it('error markers and message starts', () => {
+    assert.equal(errorMarker('2026-12-01 ERROR boom'), 'strong');
+    assert.equal(errorMarker('E   ValueError: bad'), 'strong');
+    assert.equal(errorMarker('zipfile.BadZipFile: File is not a zip file'), undefined);
+    assert.equal(errorMarker('ValueError: bad'), 'strong');
+    assert.equal(errorMarker('[WARN] disk almost full'), 'weak');
+    assert.equal(errorMarker('Setting up libc6 (2.36-9)'), undefined);
+    const line = '2026-12-01 09:00:01,123 ERROR worker[12]: job failed';
+    assert.equal(line.slice(messageStart(line)), 'job failed');
+  });
+
+  it('labels', () => {
+    assert.equal(labelOf(0.9), 'likely');
+    assert.equal(labelOf(0.5), 'possible');
+    assert.equal(labelOf(0.1), 'unlikely');
+  });
+});
