@@ -46,7 +46,7 @@ describe('extract: raise sites of five languages', () => {
     const split = expectSite('account {account.id} is frozen until the next billing cycle', 'py/billing.py', 'raise PermissionError(', 'PermissionError', 'exception');
     assert.equal(split.messagePattern, 'account (.+?) is frozen until the next billing cycle');
     expectSite('unsupported currency: %s', 'py/billing.py', 'raise ValueError("unsupported', 'ValueError', 'exception');
-    expectSite('quota of {str(account.quota)} requests exceeded', 'py/billing.py', 'raise QuotaExceeded(', 'QuotaExceeded', 'exception');
+    expectSite('quota of {str(account.quota)} requests exceeded', 'py/billing.py', 'raise QuotaExceeded(', 'billing.QuotaExceeded', 'exception');
     expectSite('account has no billing region configured', 'py/billing.py', 'raise errors.BillingError(', 'errors.BillingError', 'exception');
   });
 
