@@ -39,8 +39,12 @@ export interface SkippedSite {
  * pattern of its first line (`file could not be opened successfully:\n{errors}` is found on the
  * line a traceback prints first); errorMessage keeps every line. */
 export function messagePatternOf(message: string): string {
+  const whole = derivePattern(message);
   const nl = message.search(/\r?\n/);
-  return derivePattern(nl > 0 && message.slice(0, nl).trim() !== '' ? message.slice(0, nl) : message);
+  if (nl <= 0) return whole;
+  const first = derivePattern(message.slice(0, nl));
+  // a first line with too little text of its own (`{usage}\nerror: %s`) keeps the whole pattern
+  return patternProblem(first) ? whole : first;
 }
 
 export function siteToRecord(site: SiteInFile, repo: string, sha: string | null): ErrorRecord | SkippedSite {
