@@ -95,7 +95,7 @@ if [ "$e2e" = 1 ]; then
   if [ -n "$home" ] && [ -d "$home" ]; then
     # code-server's own logs: the server's, the extension host's, the exthost output channels
     find "$home" -name '*.log' -type f | sort > "$WORK/cs-logs.txt"
-    for f in $(cat "$WORK/cs-logs.txt"); do printf '==> %s <==\n' "${f#"$home"/}"; cat "$f"; done > "$WORK/code-server.log"
+    while IFS= read -r f; do printf '==> %s <==\n' "${f#"$home"/}"; cat "$f"; done < "$WORK/cs-logs.txt" > "$WORK/code-server.log"
     keep "$WORK/code-server.log" code-server.log
     rm -rf "$home"
   else
