@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { Catalog } from '../../server/src/core/catalog';
 import { LogFollower, lastLineEnd, scanFile, scanRange } from '../../server/src/core/logScan/file';
 import { ScanSummary } from '../../server/src/core/logScan/summary';
+import { readLineWindow } from '../../server/src/core/logScan/window';
 import type { ErrorRecord } from '../../server/src/core/record';
 import bundled from '../../records/sgl-project/sglang.json';
 
@@ -262,5 +263,33 @@ describe('logScan: LogFollower', () => {
     const t0 = Date.now();
     while (fl.summary.size === 0 && Date.now() - t0 < 5000) await new Promise((r) => setTimeout(r, 20));
     assert.deepEqual(counts(fl), [[META, 1, 2, 2]]);
+  });
+});
+
+describe('logScan: readLineWindow', () => {
+  it('returns the lines around N as the scan numbers them (LF, CRLF, lone CR, across read chunks and checkpoints)', () => {
+    let seed = 7;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const parts: string[] = [];
+    let size = 0;
+    let n = 0;
+    while (size < 9.5 * (1 << 20)) {
+      const line = `line ${++n} ${'x'.repeat(Math.floor(rnd() * 120))} é`;
+      const r = rnd();
+      const end = r < 0.8 ? '\n' : r < 0.93 ? '\r\n' : r < 0.98 ? '\r' : '\n\n';
+      parts.push(line + end);
+      size += line.length + end.length;
+    }
+    parts.push('last line without an end');
+    const text = parts.join('');
+    const f = tmpFile(text);
+    const all = text.split(/\r\n|\r|\n/);
+    for (const at of [1, 2, 500, Math.floor(all.length / 2), all.length - 3, all.length, all.length + 5, Math.floor(all.length / 3)]) {
+      const w = readLineWindow(f, at, 3, 4);
+      const first = Math.max(1, at - 3);
+      assert.equal(w.firstLine, first);
+      assert.deepEqual(w.lines, all.slice(first - 1, at + 4), `line ${at}`);
+      assert.equal(w.atEnd, at + 4 > all.length);
+    }
   });
 });
