@@ -10,7 +10,7 @@ import { type Command, EXIT_OK, type Io } from '../command';
 import { checkReadable, formatProblem, loadCatalog } from '../records';
 import { VERSION } from '../version';
 
-const USAGE = `error-explainer mcp [--records PATH]... [--no-bundled] [--dataset [--cache DIR]]
+const USAGE = `error-explainer mcp [--records PATH]... [--no-bundled] [--dataset [--cache DIR] [--repos LIST]]
 
 Serves Error Explainer's tools to coding agents over the Model Context Protocol (stdio):
 search_error, get_error, explain_text, scan_log, list_repos, refresh_dataset. Add it to your agent
@@ -21,6 +21,8 @@ as the command \`error-explainer mcp\` (see README: Claude Code, Codex, VS Code,
   --dataset        also use the cached ErrLookup dataset (\`error-explainer dataset sync\`);
                    refresh_dataset, the only tool that uses the network, needs it
   --cache DIR      dataset cache folder (default as for \`dataset\`)
+  --repos LIST     dataset repositories to use: owner/name, owner/*, * (default: the selection
+                   saved by \`dataset sync --repos\`, else all)
 
 Relative paths given to scan_log are resolved against the folder the server starts in.`;
 
@@ -32,7 +34,7 @@ export const mcp: Command = {
   summary: 'serve the tools to coding agents over MCP (stdio)',
   usage: USAGE,
   async run(args: string[], io: Io): Promise<number> {
-    const p = parseArgs(args, { records: 'strings', 'no-bundled': 'boolean', dataset: 'boolean', cache: 'string' });
+    const p = parseArgs(args, { records: 'strings', 'no-bundled': 'boolean', dataset: 'boolean', cache: 'string', repos: 'string' });
     if (flag(p, 'help')) {
       io.stdout.write(USAGE + '\n');
       return EXIT_OK;
@@ -41,6 +43,7 @@ export const mcp: Command = {
     for (const r of recordPaths) checkReadable(r, 'records');
     const noBundled = flag(p, 'no-bundled');
     const useDataset = flag(p, 'dataset');
+    const repos = stringOption(p, 'repos')?.split(',').map((r) => r.trim()).filter(Boolean);
     const cacheDir = path.resolve(io.cwd, stringOption(p, 'cache') ?? defaultCacheDir(io.env));
     const store = (): DatasetStore =>
       new DatasetStore({ cacheDir, url: io.env['ERROR_EXPLAINER_DATASET_URL'] ?? DatasetStore.cachedUrl(cacheDir) ?? DEFAULT_DATASET_URL });
@@ -48,7 +51,7 @@ export const mcp: Command = {
     let catalog: Catalog | undefined;
     let sources: SourceInfo[] = [];
     const load = async (): Promise<void> => {
-      const ds = useDataset ? await loadDatasetRecords(cacheDir, { full: true }) : undefined;
+      const ds = useDataset ? await loadDatasetRecords(cacheDir, { full: true, ...(repos ? { repos } : {}) }) : undefined;
       if (ds?.length === 0) io.stderr.write('error-explainer: no dataset cached (run `error-explainer dataset sync`)\n');
       const loaded = await loadCatalog(recordPaths, noBundled, ds, { datasetPath: cacheDir });
       for (const pr of loaded.problems) if (pr.severity === 'error') io.stderr.write(formatProblem(pr) + '\n');
@@ -81,7 +84,7 @@ export const mcp: Command = {
                   ...(r.reason !== undefined ? { reason: r.reason } : {}),
                 };
                 if (r.status === 'failed' || !full) return out;
-                const sel = parseSelection(s.savedSelection() ?? []);
+                const sel = parseSelection(repos ?? s.savedSelection() ?? []);
                 const exact = sel.all ? [] : s.repos().map((x) => x.repo).filter((x) => sel.has(x)).slice(0, MAX_FULL_REPOS);
                 out.repos = [];
                 for (const repo of exact) out.repos.push({ repo, records: (await s.fullRecords(repo)).length });
