@@ -8,6 +8,7 @@
 // Config block at `cfg` (i32 words), one row of 8 per tier (T12, T8, T4 at bytes 0, 32, 64; A16
 // and A8 at 128, 160; T2 at 192):
 //   [filterPtr, filterShift, tablePtr, buckets, keyLen, size, bitmapBits, stride]
+// and at 224 the pair keys: [tablePtr, count] (16 bytes each: record, length, o1, o2, 0, key bytes).
 // Filter: T12 and A16 are blocked Bloom filters (2^(32 - filterShift) words; one word per hash,
 // two bits set in it); A8, T8 and T4 (few records) are plain bitmaps of 2^bitmapBits bits indexed
 // by the hash's top bits.
@@ -237,6 +238,37 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
             store<i32>(e, h);
             store<i32>(e, at, 4);
             na++;
+          }
+        }
+      }
+    }
+  }
+  // pair keys (few records with short literals only): each key where its two rarest bytes are,
+  // 16 positions at a time (reads up to 21 bytes past a position: the zero padding)
+  const pairs = <usize>load<i32>(cfg, 224);
+  const np = load<i32>(cfg, 228);
+  if (np > 0) {
+    for (let i: i32 = 0; i < n; i += 16) {
+      for (let k: i32 = 0; k < np; k++) {
+        const e = pairs + (<usize>k << 4);
+        const o1 = <usize>load<u8>(e, 5);
+        const o2 = <usize>load<u8>(e, 6);
+        const x = i8x16.eq(v128.load(block + <usize>i + o1), i8x16.splat(load<u8>(e + 8 + o1)));
+        const y = i8x16.eq(v128.load(block + <usize>i + o2), i8x16.splat(load<u8>(e + 8 + o2)));
+        let m = <u32>i8x16.bitmask(v128.and(x, y));
+        while (m != 0) {
+          const p = i + <i32>ctz(m);
+          m &= m - 1;
+          if (p >= n) break;
+          const len = <i32>load<u8>(e, 4);
+          let j: i32 = 0;
+          while (j < len && load<u8>(block + <usize>(p + j)) == load<u8>(e + 8 + <usize>j)) j++;
+          if (j == len) {
+            if (outCount >= outCap) return -1;
+            const o = outPtr + (<usize>outCount << 3);
+            store<i32>(o, p);
+            store<i32>(o, load<i32>(e), 4);
+            outCount++;
           }
         }
       }
