@@ -52,7 +52,8 @@ export class LineHits {
   private lineStart = 0;
   private lineEnd = 0;
 
-  constructor(private readonly host: BlockHost) {}
+  /** (host: undefined for lines whose matches are always given as LineMatches) */
+  constructor(private readonly host: BlockHost | undefined) {}
 
   entry(i: number): number {
     return this.ents[i]!;
@@ -83,7 +84,8 @@ export class LineHits {
       const start = r[o + 1]!;
       const end = r[o + 2]!;
       const caps = r[o + 3]!;
-      const entry = this.host.entries[rec]!;
+      const host = this.host!;
+      const entry = host.entries[rec]!;
       const names = entry.captureNames;
       const captures: Capture[] = [];
       for (let g = 0; g < caps; g++) {
@@ -92,9 +94,9 @@ export class LineHits {
         captures.push({ name: names[g] ?? String(g + 1), value: line.slice(s, e), start: s, end: e });
       }
       const code = entry.errorCode;
-      out.push({ entry: rec, start, end, text: line.slice(start, end), captures, literalLength: this.host.literalLengths[slot]!, codeInLine: code ? hasToken(line, code) : false });
+      out.push({ entry: rec, start, end, text: line.slice(start, end), captures, literalLength: host.literalLengths[slot]!, codeInLine: code ? hasToken(line, code) : false });
     }
-    if (out.length > 1) out.sort(this.host.compare);
+    if (out.length > 1) out.sort(this.host!.compare);
     return (this.made = out);
   }
 
@@ -117,7 +119,7 @@ export class LineHits {
   setNative(bytes: Buffer, start: number, end: number, results: Int32Array, from: number, to: number): void {
     this.reset(bytes, start, end);
     this.results = results;
-    const { members, memberStart } = this.host;
+    const { members, memberStart } = this.host!;
     let c = 0;
     for (let o = from; o < to; o += 4 + 2 * results[o + 3]!) {
       const slot = results[o]!;
