@@ -25,6 +25,7 @@ import {
   patternProblemFull,
   placeholderNames,
 } from '../../server/src/core/pattern';
+import { linearRegex } from '../../server/src/core/linearRegex';
 import { decodeText } from '../../server/src/core/records/decode';
 import { lineViews } from '../../server/src/core/text';
 import { RECORD_FIELDS } from '../../server/src/core/validate';
@@ -377,6 +378,84 @@ describe(`fuzz (seed ${SEED}, ${RUNS} runs)`, function () {
         params(),
       );
       assert.ok(matched > 0, 'the generator produces matches');
+    });
+
+    it('the linear engine equals RegExp on random regexes × random lines (where both apply), in bounded time', () => {
+      // Random JavaScript regexes (alternation, groups, lazy/greedy/counted quantifiers, classes,
+      // escapes, anchors) on short lines over a small alphabet, so matches and near misses are
+      // frequent and RegExp itself stays fast. Compared: the match span always; the captures when
+      // no capture group sits inside a quantified group (there RE2 keeps a value from an earlier
+      // iteration, or from an iteration that matched nothing, where JavaScript resets or drops it:
+      // the documented difference besides counted repeats over non-BMP text, absent here).
+      type R = { src: string; capInLoop: boolean; caps: number };
+      const atom: fc.Arbitrary<R> = fc
+        .constantFrom('a', 'b', 'c', ' ', '-', 'é', '.', '\\d', '\\w', '\\s', '\\S', '\\W', '[ab]', '[^a]', '[a-c ]', '[^\\s]', '\\.', '\\(', '\\x61', '\\u00e9', '[\\b]', '\\n')
+        .map((src) => ({ src, capInLoop: false, caps: 0 }));
+      const quant = fc.constantFrom('', '', '', '*', '+', '?', '*?', '+?', '??', '{2}', '{0,2}', '{1,3}', '{2,}?');
+      const tree: fc.Arbitrary<R> = fc.letrec<{ re: R; seq: R; grp: R }>((tie) => ({
+        re: fc.oneof({ weight: 3, arbitrary: tie('seq') }, { weight: 1, arbitrary: fc.tuple(tie('seq'), tie('seq')).map(([a, b]) => ({ src: `${a.src}|${b.src}`, capInLoop: a.capInLoop || b.capInLoop, caps: a.caps + b.caps })) }),
+        seq: fc
+          .array(fc.oneof({ weight: 4, arbitrary: atom }, { weight: 1, arbitrary: tie('grp') }, { weight: 1, arbitrary: fc.constantFrom('^', '$', '\\b', '\\B').map((src) => ({ src, capInLoop: false, caps: 0 })) }), { minLength: 1, maxLength: 4 })
+          .chain((parts) => fc.tuple(...parts.map((p) => (p.src === '^' || p.src === '$' || p.src === '\\b' || p.src === '\\B' ? fc.constant(p) : quant.map((q) => ({ ...p, q }))))))
+          .map((parts) => {
+            let src = '';
+            let capInLoop = false;
+            let caps = 0;
+            for (const p of parts as (R & { q?: string })[]) {
+              src += p.src + (p.q ?? '');
+              caps += p.caps;
+              capInLoop ||= p.capInLoop || (p.caps > 0 && !!p.q);
+            }
+            return { src, capInLoop, caps };
+          }),
+        grp: fc.tuple(tie('re'), fc.boolean()).map(([r, capturing]) => ({ src: capturing ? `(${r.src})` : `(?:${r.src})`, capInLoop: r.capInLoop, caps: r.caps + (capturing ? 1 : 0) })),
+      })).re;
+      const lineOf = fc.array(fc.constantFrom('a', 'b', 'c', ' ', '-', 'é', '.', '(', '1', '\n', '\b'), { maxLength: 12 }).map((a) => a.join(''));
+      let compared = 0;
+      let matched = 0;
+      let refused = 0;
+      let tried = 0;
+      fc.assert(
+        fc.property(tree, fc.array(lineOf, { minLength: 1, maxLength: 5 }), (r, lines) => {
+          let native: RegExp;
+          try {
+            native = new RegExp(r.src, 'd');
+          } catch {
+            return; // not a JavaScript regex (e.g. a quantifier after an anchor)
+          }
+          tried++;
+          const re = linearRegex(r.src);
+          if (typeof re === 'string') {
+            // the only refusals this grammar can provoke: a repeated group that can match nothing
+            // (JavaScript and RE2 differ there, see linearRegex.ts)
+            assert.match(re, /can match the empty string/, r.src);
+            refused++;
+            return;
+          }
+          for (const line of lines) {
+            const want = native.exec(line);
+            const m = re.matcher(line);
+            const found = m.find();
+            compared++;
+            assert.equal(found, want !== null, `/${r.src}/ on ${JSON.stringify(line)}`);
+            if (!want) continue;
+            matched++;
+            assert.deepEqual([m.start(), m.end()], [want.index, want.index + want[0].length], `span of /${r.src}/ on ${JSON.stringify(line)}`);
+            if (!r.capInLoop)
+              for (let g = 1; g < want.length; g++)
+                assert.deepEqual([m.start(g), m.end(g)], want.indices![g] ?? [-1, -1], `group ${g} of /${r.src}/ on ${JSON.stringify(line)}`);
+          }
+          // bounded time on a long line made of the same material
+          const long = (lines.join('') || 'a').repeat(Math.ceil(4000 / Math.max(1, lines.join('').length))).slice(0, 4000);
+          const t0 = performance.now();
+          re.matcher(long).find();
+          const ms = performance.now() - t0;
+          assert.ok(ms < 2000, `${ms} ms for /${r.src}/ on 4000 characters`);
+        }),
+        params(RUNS * 4),
+      );
+      assert.ok(matched > compared / 5, `the generator produces matches (${matched} of ${compared})`);
+      assert.ok(refused < tried * 0.6 && compared > tried, `patterns refused: ${refused} of ${tried}`);
     });
 
     it('bounded time: random patterns on 64k-character lines built from their own pieces', () => {
