@@ -27,6 +27,8 @@ import {
 } from '../../server/src/core/pattern';
 import { linearRegex } from '../../server/src/core/linearRegex';
 import { decodeText } from '../../server/src/core/records/decode';
+import { renderRecord } from '../../server/src/core/render';
+import { hoverFooter } from '../../server/src/server/commands';
 import { lineViews } from '../../server/src/core/text';
 import { RECORD_FIELDS } from '../../server/src/core/validate';
 
@@ -472,6 +474,55 @@ describe(`fuzz (seed ${SEED}, ${RUNS} runs)`, function () {
         }),
         params(Math.max(10, Math.floor(RUNS / 5))),
       );
+    });
+  });
+  // -------------------------------------------------------------------------------------------
+  // Markdown escaping (issue 14.4)
+
+  describe('markdown escaping', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const MarkdownIt = require('markdown-it');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { marked } = require('marked') as { marked: { parse(md: string, opts?: object): string } };
+    const mdIt = new MarkdownIt({ html: true, linkify: true });
+    const GH = 'https://github.com/acme/app/blob/0123456/src/a.py#L3';
+    // pieces renderers build links, autolinks, HTML and entities from, glued at random
+    const piece = fc.oneof(
+      { weight: 6, arbitrary: fc.constantFrom('http', 'https', 'ftp', 's', ':', '//', '://', 'www', '.', 'com', 'evil', 'example', '@', 'mailto', 'command', 'javascript', 'vscode', 'file', 'data', 'xmpp') },
+      { weight: 3, arbitrary: fc.constantFrom('https://evil.example/x', 'http://evil%2Eexample', 'www.evil.com', 'a@evil.com', 'evil.com', 'mailto:a@b.co', 'command:x.y') },
+      { weight: 4, arbitrary: fc.constantFrom('_', '1', '-', '%2E', '%2e', '/', '?', '#', '=', '&', ';', '+', '~', '*', '`', '\\', '[', ']', '(', ')', '<', '>', '!', '|', '"', "'", '{', '}') },
+      { weight: 2, arbitrary: fc.constantFrom(' ', '  ', '\n', '\n\n', '\t', '&#58;', '&#x3a;', '&amp;', '&lt;', 'é', '。', '．', '\u202e', '\u200b', '[x](', '](', '<a href="', '![', '```', '# ', '1. ', '- ', '> ') },
+      { weight: 2, arbitrary: fc.string({ maxLength: 6 }) },
+    );
+    const text = fc.array(piece, { maxLength: 24 }).map((a) => a.join(''));
+
+    it('random record and log text: the rendered HTML (markdown-it with linkify, and marked) links only our commands and the record’s GitHub URL', () => {
+      let links = 0;
+      fc.assert(
+        fc.property(fc.array(text, { minLength: 8, maxLength: 8 }), (t) => {
+          const record = {
+            id: 'abcdefabcdefabcd', slug: t[0]!, repo: t[1]!, errorMessage: t[2]!, errorClass: t[3]!, errorCode: t[4]!, documentation: t[5]!, triggerScenarios: t[6]!,
+            commonSituations: t[7]!, solutions: [t[6]!, t[7]!], preventionTips: [t[0]!], filePath: t[1]!, lineNumber: 3, githubUrl: GH, analyzedSha: '0123456',
+            severity: 'error', errorType: 'exception', httpStatus: null, tags: [], exampleFix: t[2]!, validationCode: t[3]!, typeGuard: null, tryCatchPattern: t[4]!,
+            sourceCode: t[5]!, sourceCodeStart: 1, sourceCodeEnd: 2,
+          } as unknown as import('../../server/src/core/record').ErrorRecord;
+          const captures = [{ name: t[0]!, value: t[7]! }];
+          const footer = hoverFooter(record, captures, t[6]!);
+          for (const opts of [{ compact: true, footer, match: { text: t[6]!, captures } }, {}]) {
+            const markdown = renderRecord(record, opts);
+            for (const html of [mdIt.render(markdown) as string, marked.parse(markdown, { gfm: true, async: false })]) {
+              assert.doesNotMatch(html, /<(?!\/?(?:h3|h4|p|strong|em|code|pre|table|thead|tbody|tr|th|td|ol|ul|li|blockquote|a|br|hr)\b)[a-zA-Z]/, `a tag that is not ours in ${html}`);
+              for (const m of html.matchAll(/<a\b([^>]*)>/g)) {
+                const href = /href="([^"]*)"/.exec(m[1]!)?.[1]?.replace(/&amp;/g, '&') ?? '';
+                links++;
+                assert.ok(href === GH || href.startsWith('command:errorExplainer.'), `link to ${href} from ${JSON.stringify(t)}`);
+              }
+            }
+          }
+        }),
+        params(RUNS * 2),
+      );
+      assert.ok(links > 0, 'our own links are found (the check sees links)');
     });
   });
 });

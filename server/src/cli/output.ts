@@ -1,6 +1,11 @@
 // Buffered output with backpressure: commands write strings, flush() awaits 'drain' when the
 // stream is full. A closed pipe (EPIPE, e.g. `| head`) marks the writer closed instead of throwing.
+// Every character of the core's invisible set (controls, bidi, zero-width: render.ts) that reaches
+// here is written as a visible \uXXXX escape, so record or log text cannot reorder or hide what a
+// terminal shows; inside JSON strings (json, count, sarif) that is the character's own JSON
+// escape, so the data is unchanged.
 import type { Writable } from 'node:stream';
+import { showInvisible } from '../core/render';
 
 const FLUSH_AT = 64 * 1024;
 
@@ -15,8 +20,9 @@ export class Output {
     });
   }
 
-  write(text: string): void {
+  write(raw: string): void {
     if (this.closed) return;
+    const text = showInvisible(raw);
     this.parts.push(text);
     this.size += text.length;
   }
