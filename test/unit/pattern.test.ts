@@ -102,7 +102,11 @@ describe('pattern: patternProblem', () => {
     assert.match(patternProblem('ERRXYZ(?<!abc)') ?? '', /lookbehind/);
     assert.match(patternProblem('ERRXYZ a{1001}') ?? '', /repeat count.*at most 1000/);
     assert.match(patternProblem('ERRXYZ (?:a{100}){100}') ?? '', /repeat count/); // nested: 10,000 copies
-    assert.equal(patternProblem('ERRXYZ a{900}'), undefined);
+    assert.equal(patternProblem('ERRXYZ a{200}'), undefined);
+    // the NFA's threads come from repetitions and carry the captures: their cost is bounded
+    assert.match(patternProblem('ERRXYZ(?:.*a){300}zzzz') ?? '', /repeats too much .* 600 characters or classes inside repetitions with 0 capture groups \(cost 600, at most 250\)/);
+    assert.match(patternProblem('ERRXYZ' + '(.*)'.repeat(9) + '(?:.*a){90}zzzz') ?? '', /cost 756/);
+    assert.equal(patternProblem('ERRXYZ' + '(\\S+) '.repeat(20)), undefined);
     assert.match(patternProblem('ERRXYZ (?:[a-z]{250}x){4}') ?? '', /too large for the linear-time engine \(\d+ instructions, at most 1000\)/);
     assert.match(patternProblem('ERRXYZ [😀] x') ?? '', /halves of surrogate pairs/);
     assert.match(patternProblem('ERRXYZ \\ud83d\\d x') ?? '', /half of a surrogate pair/);
