@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createRequire } from 'node:module';
 import { engineSection } from './engine';
+import { section as realSection } from './real';
 import type { BenchContext, Section } from './section';
 
 const root = path.resolve(__dirname, '..');
@@ -39,7 +40,7 @@ async function main(): Promise<void> {
     markdown: (t) => md.push(t),
     target: (name, ok, detail) => targets.push({ name, ok, detail }),
   };
-  const sections: Section[] = [engineSection];
+  const sections: Section[] = [engineSection, realSection];
   const lsp = await optionalSection('lsp', 'lsp.ts');
   if (lsp) sections.push(lsp);
   const dataset = await optionalSection('dataset', 'dataset.ts');
