@@ -1,12 +1,15 @@
 // Bidi controls and invisible characters (Trojan Source) in record fields and log text never reach
 // an output: one rule (core/render.ts stripControls / showInvisible) used by hovers, the record
 // view, diagnostics, code-action titles and edits, link tooltips, snippets, the DTOs the client
-// shows, and every CLI format (issue 14.8).
+// shows (Known Errors view included), the agent tools (MCP, language-model tool), every CLI format
+// and the MCP server's JSON lines (issue 14.8).
 import * as assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { type AgentEnv, callTool } from '../../server/src/core/agent/tools';
+import { Catalog } from '../../server/src/core/catalog';
 import { parseRecordText } from '../../server/src/core/loader';
 import type { ErrorRecord } from '../../server/src/core/record';
 import { oneLine, renderRecord, showInvisible, stripControls } from '../../server/src/core/render';
@@ -18,6 +21,7 @@ import { documentDiagnostics } from '../../server/src/server/diagnostics';
 import { FileRefResolver } from '../../server/src/server/fileRefs';
 import { hover } from '../../server/src/server/hover';
 import { documentLinks } from '../../server/src/server/links';
+import { LogScans } from '../../server/src/server/logScan';
 import { snippetRequest } from '../../server/src/server/snippets';
 import { pathToUri } from '../../server/src/server/uri';
 import { makeCtx } from './server-ctx';
@@ -141,6 +145,73 @@ describe('invisible characters: one rule for every output', () => {
       assert.equal(p.status, 0, p.stderr);
       assert.match(p.stdout, /access denied/);
       assert.doesNotMatch(p.stdout, ANY);
+    }
+  });
+
+  it('agent tools (MCP, language-model tool) and the Known Errors view scan results', async () => {
+    const r = hostile();
+    const catalog = new Catalog([r]);
+    const dir = mkdtempSync(path.join(tmpdir(), 'ee-invisible-'));
+    const logLine = 'access denied for user b\u202eob\u2066\u200b at gate';
+    writeFileSync(path.join(dir, 'app.log'), `ok\n${logLine}\n`);
+    const env: AgentEnv = { cwd: dir, catalog: () => catalog, scanCatalog: () => catalog, records: () => catalog.records, sources: () => [{ origin: 'files', path: dir, records: 1 }] };
+    const calls: [string, Record<string, unknown>][] = [
+      ['search_error', { message: logLine }],
+      ['search_error', { message: 'access gate' }],
+      ['get_error', { id: r.id }],
+      ['explain_text', { text: logLine }],
+      ['scan_log', { path: 'app.log' }],
+      ['scan_log', { text: logLine }],
+      ['list_repos', {}],
+    ];
+    for (const [name, args] of calls) {
+      const res = await callTool(env, name, args);
+      assert.equal(res.isError, undefined, `${name}: ${res.text}`);
+      assertClean(`${name} text`, res.text);
+    }
+    assert.match((await callTool(env, 'scan_log', { path: 'app.log' })).text, /1 known error matched 1 time/);
+    const scans = new LogScans(() => catalog, () => undefined, { error: () => undefined, warn: () => undefined, info: () => undefined, log: () => undefined });
+    const res = await scans.scan({ path: path.join(dir, 'app.log') }, undefined, () => false);
+    assert.equal(res.groups.length, 1, JSON.stringify(res));
+    assert.equal(res.groups[0]!.occurrences[0]!.line, 2);
+    assertClean('scanLog result (Known Errors view)', res.groups);
+  });
+
+  it('MCP server: its JSON lines carry invisible characters as \\u escapes; the parsed data keeps them', async function () {
+    this.timeout(30_000);
+    const dir = mkdtempSync(path.join(tmpdir(), 'ee-invisible-'));
+    const r = hostile();
+    writeFileSync(path.join(dir, 'r.json'), JSON.stringify([r]));
+    const child = spawn(process.execPath, [CLI, 'mcp', '--no-bundled', '--records', path.join(dir, 'r.json')], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
+    const send = (m: object) => child.stdin.write(`${JSON.stringify(m)}\n`);
+    const response = async (id: number): Promise<{ result: { content: { text: string }[]; structuredContent: Record<string, any> } }> => {
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const line = out.split('\n').find((l) => l.startsWith('{') && (JSON.parse(l) as { id?: number }).id === id);
+        if (line) return JSON.parse(line);
+        assert.ok(Date.now() < deadline && child.exitCode === null, `no answer ${id}; stdout ${out.slice(0, 300)}; stderr ${err}`);
+        await new Promise((res) => setTimeout(res, 20));
+      }
+    };
+    try {
+      send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'invisible-test', version: '1' } } });
+      await response(1);
+      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search_error', arguments: { message: 'access denied for user b\u202eob\u2066 at gate' } } });
+      send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_error', arguments: { id: r.id } } });
+      const search = await response(2);
+      const get = await response(3);
+      assert.doesNotMatch(out, ANY, out.slice(0, 400));
+      assert.match(out, /\\u202e/, 'shown as an escape');
+      assert.equal(search.result.structuredContent['results'][0].captures[0].value, 'b\u202eob\u2066', 'the data is unchanged');
+      assert.equal(get.result.structuredContent['record'].errorCode, 'E\u202eACC');
+      assertClean('MCP text', search.result.content[0]!.text + get.result.content[0]!.text);
+    } finally {
+      child.kill();
     }
   });
 });

@@ -4,7 +4,7 @@
 // here is written as a visible \uXXXX escape, so record or log text cannot reorder or hide what a
 // terminal shows; inside JSON strings (json, count, sarif) that is the character's own JSON
 // escape, so the data is unchanged.
-import type { Writable } from 'node:stream';
+import { Writable } from 'node:stream';
 import { showInvisible } from '../core/render';
 
 const FLUSH_AT = 64 * 1024;
@@ -51,4 +51,19 @@ export class Output {
       s.on('close', done);
     });
   }
+}
+
+/**
+ * A stream that writes into `stream` with Output's rule (every invisible character as a \uXXXX
+ * escape), for writers that are not Output: the MCP SDK's stdio transport, whose JSON lines then
+ * carry record and log text escaped, the same data once parsed. A chunk is accepted once `stream`
+ * has taken it (its write callback), so the writer's backpressure stays `stream`'s.
+ */
+export function visibleStream(stream: Writable): Writable {
+  return new Writable({
+    decodeStrings: false,
+    write(chunk: string | Buffer, _encoding, done) {
+      stream.write(showInvisible(typeof chunk === 'string' ? chunk : chunk.toString('utf8')), () => done());
+    },
+  });
 }

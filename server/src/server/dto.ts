@@ -1,10 +1,11 @@
 // Plain shapes sent to the client (protocol.ts DTOs) from core objects. The client shows these
-// strings (QuickPick items, terminal link tooltips, notifications): control and invisible
-// characters are removed here, with the core's one rule (render.ts stripControls).
+// strings (QuickPick items, terminal link tooltips, notifications, the Known Errors view): control
+// and invisible characters are removed here, with the core's one rule (render.ts stripControls).
 import type { RecordMatch } from '../core/catalog';
 import type { ErrorRecord } from '../core/record';
 import { stripControls as clean } from '../core/render';
-import type { CaptureDto, MatchDto, RecordSummaryDto } from '../protocol';
+import type { Occurrence } from '../core/logScan/summary';
+import type { CaptureDto, MatchDto, RecordSummaryDto, ScanOccurrenceDto } from '../protocol';
 
 export function summary(r: ErrorRecord): RecordSummaryDto {
   return {
@@ -32,5 +33,18 @@ export function matchDto(m: RecordMatch, line: number): MatchDto {
     end: m.match.end,
     text: clean(m.match.text),
     captures: captures(m),
+  };
+}
+
+/** A scanned log's occurrence: the shown text cleaned; line and offsets still address the file. */
+export function occurrenceDto(o: Occurrence): ScanOccurrenceDto {
+  return {
+    line: o.line,
+    start: o.start,
+    end: o.end,
+    text: clean(o.text),
+    lineText: clean(o.lineText),
+    captures: o.captures.map((c) => ({ name: clean(c.name), value: clean(c.value) })),
+    confidence: o.confidence,
   };
 }
