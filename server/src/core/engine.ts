@@ -24,7 +24,7 @@ import { ChainMatcher, RegexMatcher, hasTerminator, terminators, type RawMatch }
 import { type KeyStats, StringIndex } from './engine/keys';
 import { type ByteIndex, buildByteIndexOf } from './engine/bytes';
 import { ChainTable, wasmScanner } from './engine/wasmScan';
-import { type BlockHost, LineHits, scanBlock } from './engine/blocks';
+import { type BlockHost, LineHits, type ScanStats, scanBlock, takeScanStats } from './engine/blocks';
 import { LongLine } from './engine/longLine';
 
 export { LineHits } from './engine/blocks';
@@ -508,6 +508,12 @@ export class MatchEngine {
       },
       done,
     );
+  }
+
+  /** What the file scans did since the last call: lines, key hits, candidate lines and patterns,
+   * matched lines (for the benchmark). */
+  scanStats(): ScanStats {
+    return takeScanStats(this.blockHost());
   }
 
   /** scanBytes, with each line's ranked LineMatches and text (the line without its end). */
