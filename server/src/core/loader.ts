@@ -618,6 +618,19 @@ function utf8Boundary(b: Buffer): number {
   return n; // continuation bytes only: let the decoder judge
 }
 
+/** Records entry by entry from bytes that come in these chunks (any split, even inside a UTF-8
+ * sequence), or undefined when the exact way must decide. For tests: what a streamed read does. */
+export function parseRecordChunks(chunks: readonly Uint8Array[], file: string, opts: LoadOptions = {}): LoadResult | undefined {
+  const reader = new EntryReader(file, opts);
+  try {
+    for (const c of chunks) reader.pushBytes(Buffer.from(c.buffer, c.byteOffset, c.byteLength));
+    return reader.endBytes();
+  } catch (e) {
+    if (e instanceof Bail) return undefined;
+    throw e;
+  }
+}
+
 /** Records entry by entry from text or bytes, or undefined when the exact way must decide. */
 function parseEntries(data: string | Uint8Array, file: string, opts: LoadOptions): LoadResult | undefined {
   const reader = new EntryReader(file, opts);

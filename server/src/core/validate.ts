@@ -329,6 +329,11 @@ export function validateRecord(raw: unknown, opts: ValidateOptions = {}): Valida
   return validateWithIssues(raw, strict);
 }
 
+/** validateRecord without the shortcut for records that have no issue (the tests compare the two). */
+export function validateRecordExact(raw: unknown, opts: ValidateOptions = {}): Validation {
+  return validateWithIssues(raw, opts.strict === true);
+}
+
 /** The rules one by one, with every issue (the answer for any record cleanRecord does not accept). */
 function validateWithIssues(raw: unknown, strict: boolean): Validation {
   const issues: FieldIssue[] = [];
