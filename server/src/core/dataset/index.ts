@@ -4,10 +4,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ErrorRecord } from '../record';
-import { DatasetStore } from './store';
+import { DatasetStore, DEFAULT_DATASET_URL } from './store';
 import { parseSelection } from './select';
 
-export { DatasetStore, DEFAULT_LIMITS, type DatasetOptions, type DatasetStatus, type SyncResult, type DatasetFailure, type DatasetLimits } from './store';
+export { DatasetStore, DEFAULT_DATASET_URL, DEFAULT_LIMITS, type DatasetOptions, type DatasetStatus, type SyncResult, type DatasetFailure, type DatasetLimits } from './store';
 export { DatasetError, type DatasetErrorKind } from './download';
 export { DatasetService, type DatasetSettings, type DatasetServiceStatus, type DatasetServiceSuggestions } from './service';
 export { isLiteRecord, LiteRecord } from './lite';
@@ -23,7 +23,6 @@ export {
   type SuggestionResult,
 } from './workspace';
 
-export const DEFAULT_DATASET_URL = 'https://errors.standardbeagle.com';
 
 /** The CLI's cache folder: $ERROR_EXPLAINER_CACHE, else $XDG_CACHE_HOME/error-explainer/dataset, else ~/.cache/... */
 export function defaultCacheDir(env: Record<string, string | undefined>): string {
