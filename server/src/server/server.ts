@@ -259,6 +259,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       c.workspace?.configuration
         ? (scopeUri) => connection.workspace.getConfiguration(scopeUri ? { scopeUri, section: SECTION } : { section: SECTION })
         : undefined,
+      () => trusted,
     );
     folders = (params.workspaceFolders ?? [])
       .map((f) => uriToPath(f.uri))
@@ -447,7 +448,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     runSafe(log, 'datasetSync', token, null, async () => {
       await ready;
       if (!dataset) return { status: 'failed' as const, datasetVersion: null, reason: 'no dataset cache folder' };
-      const r = await datasetSync(dataset, p?.force !== false);
+      const r = await datasetSync(dataset, p?.force !== false, typeof p?.url === 'string' ? p.url : undefined);
       if (r.status !== 'failed') await reload(true);
       return r;
     }),
