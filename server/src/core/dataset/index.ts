@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ErrorRecord } from '../record';
-import { DatasetStore, DEFAULT_DATASET_URL } from './store';
+import { DatasetStore } from './store';
 import { parseSelection } from './select';
 
 export { DatasetStore, DEFAULT_DATASET_URL, DEFAULT_LIMITS, type DatasetOptions, type DatasetStatus, type SyncResult, type DatasetFailure, type DatasetLimits } from './store';
@@ -46,7 +46,7 @@ export interface LoadDatasetOptions {
  */
 export async function loadDatasetRecords(cacheDir: string, opts: LoadDatasetOptions = {}): Promise<ErrorRecord[]> {
   if (!fs.existsSync(path.join(cacheDir, 'state.json'))) return [];
-  const store = new DatasetStore({ cacheDir, url: DatasetStore.cachedUrl(cacheDir) ?? DEFAULT_DATASET_URL });
+  const store = new DatasetStore({ cacheDir, url: DatasetStore.consentedUrl(cacheDir) });
   const selection = opts.repos ?? store.savedSelection() ?? ['*'];
   const lite = await store.loadRecords(selection, opts.yieldEvery !== undefined ? { yieldEvery: opts.yieldEvery } : {});
   if (!opts.full) return lite;
