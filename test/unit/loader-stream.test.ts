@@ -35,7 +35,7 @@ function cut(b: Buffer, seed: number, max: number): Buffer[] {
 // Values that test every rule: valid ones of each field, wrong ones, odd strings.
 const fieldValue = fc.oneof(
   fc.constantFrom(...bundled.flatMap((r) => Object.values(r))),
-  fc.constantFrom(null, '', ' ', '\ud800', 'a\u2014b', '😀', 'x"y', 'back\\slash', 'line\nbreak', 0, 1.5, -1, 404, true, [], ['ok-tag'], ['Bad Tag'], {}, { id: 'x' }),
+  fc.constantFrom(null, '', ' ', '\ud800', 'a\u2014b', '😀', 'x"y', 'back\\slash', 'end\\', '\\"', '\\\\\\', 'q\\\\"\\', 'line\nbreak', 0, 1.5, -1, 404, true, [], ['ok-tag'], ['Bad Tag'], {}, { id: 'x' }),
   fc.string({ maxLength: 12 }),
 );
 const recordLike = fc
