@@ -4,9 +4,10 @@
 import type { CancellationToken } from 'vscode-languageserver';
 import type { ServerContext } from './context';
 import { LineMatches, NO_MATCHES, TrackedDocument } from './documents';
-import { errorText, throwIfCancelled, yieldToEventLoop } from './runSafe';
+import { errorText, throwIfCancelled, yieldToInteractive } from './runSafe';
 
-const SLICE_MS = 15;
+/** A slice of background matching: an interactive request waits for at most one. */
+const SLICE_MS = 4;
 let lastFailure = 0;
 
 /** Matches of one line (cached). Records that match are noted as "seen". */
@@ -56,7 +57,7 @@ export async function scanDocument(ctx: ServerContext, doc: TrackedDocument, tok
       doc.firstUnscanned = n;
       return;
     }
-    await yieldToEventLoop();
+    await yieldToInteractive();
     throwIfCancelled(token);
     if (doc.version !== version) {
       version = doc.version;
