@@ -10,6 +10,7 @@ import { gzipSync } from 'node:zlib';
 import { DatasetService } from '../../server/src/core/dataset/service';
 import { DatasetStore, DEFAULT_DATASET_URL, type DatasetOptions } from '../../server/src/core/dataset/store';
 import { parseManifest, safeDatasetPath } from '../../server/src/core/dataset/types';
+import { DEFAULT_SETTINGS } from '../../server/src/protocol';
 import { normalizeSettings, SettingsStore } from '../../server/src/server/settings';
 import { FixtureServer, listFiles } from './datasetServer';
 
@@ -90,12 +91,15 @@ describe('dataset: hostile servers and workspaces', function () {
     });
 
     it('settings of an untrusted workspace never reach the dataset (the server does not trust the client)', async () => {
-      const raw = { dataset: { url: 'https://evil.example', repos: ['*'], refreshHours: 0, suggest: true }, records: { paths: ['/x'] } };
+      const raw = { dataset: { url: 'https://evil.example', repos: ['*'], refreshHours: 0, suggest: true }, records: { paths: ['/x'] }, logFiles: ['**/*a*a*b'] };
       const untrusted = normalizeSettings(raw, { trusted: false });
       // the URL and the schedule are not the workspace's to choose; repos only select among rows
       // already downloaded from a URL the user agreed to
       assert.deepEqual(untrusted.dataset, { url: '', repos: ['*'], refreshHours: 24, suggest: true });
+      assert.deepEqual(untrusted.logFiles, DEFAULT_SETTINGS.logFiles, 'the globs of an untrusted workspace are the defaults');
       assert.equal(normalizeSettings(raw).dataset.url, 'https://evil.example', 'trusted: taken as given');
+      assert.deepEqual(normalizeSettings(raw).logFiles, ['**/*a*a*b']);
+      assert.deepEqual(normalizeSettings({ ...raw, logFiles: [] }).logFiles, [], 'an empty list stays empty');
       // the store pulls per trust state: granting trust fetches again
       let trusted = false;
       const settings = new SettingsStore(async () => raw, () => trusted);

@@ -28,7 +28,6 @@ import {
   DatasetSuggestionNotification,
   DatasetSuggestRequest,
   DatasetSyncRequest,
-  DEFAULT_SETTINGS,
   ExplainTextRequest,
   InitializationOptions,
   RecordRequest,
@@ -108,10 +107,9 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     settingsFor: (uri) => settings.get(uri),
     isLogDocument: async (doc: TrackedDocument) => {
       if (doc.logLike === undefined) {
-        // In an untrusted workspace the globs are the defaults: a workspace cannot choose which
-        // files get matched (VS Code also drops workspace values there: restrictedConfigurations)
-        const logFiles = trusted ? (await settings.get(doc.uri)).logFiles : DEFAULT_SETTINGS.logFiles;
-        doc.logLike = isLogLike(doc.uri, doc.languageId, logFiles, folders);
+        // In an untrusted workspace the globs are the defaults (normalizeSettings): a workspace cannot
+        // choose which files get matched (VS Code also drops workspace values there: restrictedConfigurations)
+        doc.logLike = isLogLike(doc.uri, doc.languageId, (await settings.get(doc.uri)).logFiles, folders);
       }
       return doc.logLike;
     },

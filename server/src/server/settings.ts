@@ -53,8 +53,9 @@ const SEVERITIES: MinSeverity[] = ['critical', 'error', 'warning', 'info'];
 
 /**
  * Defaults filled in, wrong types replaced by defaults: settings are user input too. In an
- * untrusted workspace what decides where and how often the dataset is fetched is not taken from
- * the client at all (a workspace could set it, and a client may pass workspace values on): url ''
+ * untrusted workspace what decides which files are matched and where and how often the dataset is
+ * fetched is not taken from the client at all (a workspace could set it, and a client may pass
+ * workspace values on): the default logFiles globs; for the dataset url ''
  * (= the URL the user opted in for), the default refresh interval and suggestion setting. `repos`
  * is kept: it only chooses among rows already downloaded from a URL the user agreed to (and VS Code
  * passes only the user's own value in Restricted Mode: restrictedConfigurations), so a user who
@@ -73,7 +74,7 @@ export function normalizeSettings(raw: unknown, opts: { trusted?: boolean } = {}
       paths: strings(records.paths) ?? [...d.records.paths],
       includeBundled: bool(records.includeBundled, d.records.includeBundled),
     },
-    logFiles: strings(r.logFiles) ?? [...d.logFiles],
+    logFiles: (opts.trusted !== false && strings(r.logFiles)) || [...d.logFiles],
     diagnostics: {
       enabled: bool(diagnostics.enabled, d.diagnostics.enabled),
       minSeverity: SEVERITIES.includes(diagnostics.minSeverity as MinSeverity)
