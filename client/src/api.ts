@@ -4,6 +4,7 @@
 import type { MatchDto, SeenParams, StatusResult } from '../../server/src/protocol';
 import type { SuggestionShown } from './dataset';
 import type { ShownMessage } from './notify';
+import type { InlineMessage } from './problems';
 
 export interface PickerState {
   /** Which picker: 'search', 'explain', 'fileErrors', 'snippetKind', 'terminalErrors', 'status'. */
@@ -46,4 +47,6 @@ export interface ErrorExplainerApi {
   messages(): readonly ShownMessage[];
   /** The server's one-time dataset suggestion as shown (at most one per session) and the user's answer. */
   datasetSuggestions(): readonly SuggestionShown[];
+  /** End-of-line problem messages shown in a document (errorExplainer.diagnostics.inlineMessage). */
+  inlineMessages(uri: string): readonly InlineMessage[];
 }

@@ -7,6 +7,7 @@ import type { ErrorExplainerApi } from './api';
 import { registerCommands } from './commands';
 import { registerDataset } from './dataset';
 import { Notifier } from './notify';
+import { registerProblems } from './problems';
 import { registerRecordView } from './recordView';
 import { registerSearch } from './search';
 import { ServerHandle } from './server';
@@ -56,6 +57,7 @@ export function activate(context: vscode.ExtensionContext): ErrorExplainerApi {
   const setTerminalStatus = registerStatusBar(s);
   const links = registerTerminal(s, setTerminalStatus);
   registerTrust(s);
+  const problems = registerProblems(s); // issue 15: Error Lens-like problem actions, end-of-line messages
 
   const startIfNeeded = (doc: vscode.TextDocument): void => {
     if (!server.isStarted && needsServer(doc)) server.start().catch(() => undefined /* reported by ServerHandle */);
@@ -82,6 +84,7 @@ export function activate(context: vscode.ExtensionContext): ErrorExplainerApi {
     },
     messages: () => notifier.shown.slice(),
     datasetSuggestions: () => dataset.suggestions(),
+    inlineMessages: (uri) => problems.inlineMessages(uri),
   };
 }
 

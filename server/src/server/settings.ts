@@ -2,7 +2,8 @@
 // scopeUri and cleared on didChangeConfiguration. Nothing else keeps settings in globals.
 // Clients without the configuration capability (some plain LSP clients) push settings in
 // didChangeConfiguration's `settings.errorExplainer`; those are used for every resource.
-import { DEFAULT_SETTINGS, ErrorExplainerSettings, MinSeverity } from '../protocol';
+import type { ErrorRecord } from '../core/record';
+import { DEFAULT_SETTINGS, ErrorExplainerSettings, MinSeverity, SEVERITY_OVERRIDES, SeverityOverride, validSearchUrl } from '../protocol';
 
 export const SECTION = 'errorExplainer';
 
@@ -59,6 +60,7 @@ export function normalizeSettings(raw: unknown): ErrorExplainerSettings {
     records: {
       paths: strings(records.paths) ?? [...d.records.paths],
       includeBundled: bool(records.includeBundled, d.records.includeBundled),
+      exclude: (strings(records.exclude) ?? []).map((x) => x.trim()).filter(Boolean),
     },
     logFiles: strings(r.logFiles) ?? [...d.logFiles],
     diagnostics: {
@@ -70,6 +72,9 @@ export function normalizeSettings(raw: unknown): ErrorExplainerSettings {
         typeof maxPerFile === 'number' && Number.isFinite(maxPerFile) && maxPerFile >= 0
           ? Math.floor(maxPerFile)
           : d.diagnostics.maxPerFile,
+      severityOverrides: overrides(diagnostics.severityOverrides),
+      inlineMessage: bool(diagnostics.inlineMessage, d.diagnostics.inlineMessage),
+      searchUrl: validSearchUrl(diagnostics.searchUrl) ?? d.diagnostics.searchUrl,
     },
     terminal: {
       enabled: bool(terminal.enabled, d.terminal.enabled),
@@ -92,4 +97,24 @@ function bool(v: unknown, dflt: boolean): boolean {
 }
 function strings(v: unknown): string[] | undefined {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : undefined;
+}
+
+function overrides(v: unknown): Record<string, SeverityOverride> {
+  const out: Record<string, SeverityOverride> = Object.create(null);
+  for (const [k, x] of Object.entries(obj(v))) {
+    if (k.trim() && SEVERITY_OVERRIDES.includes(x as SeverityOverride)) out[k.trim()] = x as SeverityOverride;
+  }
+  return out;
+}
+
+/** The record is in errorExplainer.records.exclude (by id or slug). */
+export function isExcluded(s: ErrorExplainerSettings, r: Pick<ErrorRecord, 'id' | 'slug'>): boolean {
+  const list = s.records.exclude;
+  return list.length > 0 && (list.includes(r.id) || list.includes(r.slug));
+}
+
+/** The severity override of a record (by id, then slug), if any. */
+export function severityOverride(s: ErrorExplainerSettings, r: Pick<ErrorRecord, 'id' | 'slug'>): SeverityOverride | undefined {
+  const o = s.diagnostics.severityOverrides;
+  return Object.prototype.hasOwnProperty.call(o, r.id) ? o[r.id] : Object.prototype.hasOwnProperty.call(o, r.slug) ? o[r.slug] : undefined;
 }
