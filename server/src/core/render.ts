@@ -7,6 +7,7 @@
 // Markdown built by the caller (the extension's own command links).
 import type { ErrorRecord } from './record';
 import { fenceLanguage } from './languages';
+import { isLiteRecord } from './dataset/lite';
 import { raiseExcerpt } from './sourceContext';
 
 export interface RenderOptions {
@@ -384,7 +385,10 @@ function renderGlance(record: ErrorRecord, opts: RenderOptions): string {
   if (site) meta.push(`Raised at ${site}`);
   if (meta.length) out.push(meta.join(' · '));
 
-  if (skeleton) {
+  if (skeleton && isLiteRecord(record)) {
+    // an index row of the ErrLookup dataset: its full record is downloaded when it is opened
+    out.push(plain ? 'The full explanation loads when the record is opened.' : '_The full explanation loads when the record is opened._');
+  } else if (skeleton) {
     const ex = raiseExcerpt(record);
     if (ex) out.push(plain ? ex.text.split('\n').map((l) => `    ${stripControls(l)}`).join('\n') : fencedBlock(ex.text, fenceLanguage(record.filePath)));
     out.push(plain ? 'No explanation written yet (a skeleton record).' : '_No explanation written yet (a skeleton record)._');

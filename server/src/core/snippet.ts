@@ -282,6 +282,8 @@ function indentAt(lines: readonly string[], line: number): string {
 }
 
 const IDENT = /[A-Za-z_$][\w$]*/g;
+/** The same, sticky: an identifier exactly at lastIndex (a separate object: matchAll copies IDENT's lastIndex). */
+const IDENT_AT = /[A-Za-z_$][\w$]*/y;
 const MAX_KNOWN_SCAN = 2_000_000;
 
 /** Every identifier-like word of the document (what it "knows"). */
@@ -395,9 +397,9 @@ class TabStops {
         i = k + 1;
         continue;
       }
-      IDENT.lastIndex = i;
-      const m = IDENT.exec(line);
-      if (m && m.index === i && !/[\w$]/.test(line[i - 1] ?? '')) {
+      IDENT_AT.lastIndex = i;
+      const m = IDENT_AT.exec(line);
+      if (m && !/[\w$]/.test(line[i - 1] ?? '')) {
         const name = m[0];
         const attribute = /\.\s*$/.test(line.slice(0, i)) || /^\s*=(?!=)/.test(line.slice(i + name.length));
         if (attribute || this.known.has(name) || this.common.has(name) || name.length < 2) out += escapeSnippet(name);
