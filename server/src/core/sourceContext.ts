@@ -70,17 +70,22 @@ const EXPRESSION_BEFORE = new Set(['=', '(', '[', ',', ':', '?', '!', '&', '|', 
 /**
  * Scans lines [from, to) and reports each line's bracket depths and code. The scan starts at depth 0
  * outside any string at `from`; a depth that would go negative (the scan began inside brackets)
- * is clamped to 0.
+ * is clamped to 0. Linear, char codes only (a code action scans up to a few thousand lines).
  */
 export function scanCode(lines: readonly string[], from: number, to: number, languageId: string): ScannedLine[] {
   const syn = syntaxOf(languageId);
   const out: ScannedLine[] = [];
+  const lc = syn.lineComment;
+  const lc0 = lc ? lc.charCodeAt(0) : -1;
+  const bc = syn.blockComment;
+  const bc0 = bc ? bc[0].charCodeAt(0) : -1;
+  const quoteCodes = new Set(syn.quotes.map((q) => q.charCodeAt(0)));
   let depth = 0;
   let blocks = 0;
   /** What each open bracket is: true = a block brace. */
   const stack: boolean[] = [];
   let lastSig = ''; // the last significant code character (across lines)
-  let lastWord = '';
+  let lastWord = ''; // the word before it, when lastSig ends a word
   let inString: string | undefined; // the closing delimiter of an open multi-line string
   let inBlock = false;
   for (let i = Math.max(0, from); i < Math.min(lines.length, to); i++) {
@@ -88,26 +93,30 @@ export function scanCode(lines: readonly string[], from: number, to: number, lan
     const startsInString = inString !== undefined;
     const depthBefore = depth;
     const blocksBefore = blocks;
-    let inWord = false;
-    let code = '';
+    const parts: string[] = [];
+    let seg = 0; // start of the code not yet copied to parts
     let j = 0;
-    while (j < line.length) {
+    const n = line.length;
+    while (j < n) {
       if (inBlock) {
-        const end = line.indexOf(syn.blockComment![1], j);
+        const end = line.indexOf(bc![1], j);
         if (end < 0) {
-          j = line.length;
+          j = n;
+          seg = n;
           break;
         }
-        j = end + syn.blockComment![1].length;
+        j = end + bc![1].length;
+        seg = j;
         inBlock = false;
         continue;
       }
       if (inString !== undefined) {
         const close = inString;
+        const escapes = !syn.raw?.includes(close);
         let k = j;
         let closed = -1;
-        while (k < line.length) {
-          if (line[k] === '\\' && !syn.raw?.includes(close)) {
+        while (k < n) {
+          if (escapes && line.charCodeAt(k) === 92 /* \ */) {
             k += 2;
             continue;
           }
@@ -118,61 +127,88 @@ export function scanCode(lines: readonly string[], from: number, to: number, lan
           k++;
         }
         if (closed < 0) {
-          j = line.length;
+          j = n;
+          seg = n;
           break;
         }
-        code += close;
         j = closed + close.length;
+        parts.push(close);
+        seg = j;
         inString = undefined;
         continue;
       }
-      const c = line[j]!;
-      if (syn.lineComment && line.startsWith(syn.lineComment, j)) break;
-      if (syn.blockComment && line.startsWith(syn.blockComment[0], j)) {
+      const ch = line.charCodeAt(j);
+      // letters, digits, _ and $: words (the common case)
+      if ((ch >= 97 && ch <= 122) || (ch >= 65 && ch <= 90) || (ch >= 48 && ch <= 57) || ch === 95 || ch === 36) {
+        let k = j + 1;
+        while (k < n) {
+          const c2 = line.charCodeAt(k);
+          if ((c2 >= 97 && c2 <= 122) || (c2 >= 65 && c2 <= 90) || (c2 >= 48 && c2 <= 57) || c2 === 95 || c2 === 36) k++;
+          else break;
+        }
+        lastWord = line.slice(j, k);
+        lastSig = line[k - 1]!;
+        j = k;
+        continue;
+      }
+      if (ch === 32 || ch === 9) {
+        j++;
+        continue;
+      }
+      if (ch === lc0 && line.startsWith(lc!, j)) {
+        parts.push(line.slice(seg, j));
+        seg = n;
+        j = n;
+        break;
+      }
+      if (ch === bc0 && line.startsWith(bc![0], j)) {
+        parts.push(line.slice(seg, j));
         inBlock = true;
-        j += syn.blockComment[0].length;
+        j += bc![0].length;
+        seg = j;
         continue;
       }
-      if (syn.triple && (line.startsWith('"""', j) || line.startsWith("'''", j))) {
-        const q = line.slice(j, j + 3);
-        code += q;
-        inString = q;
-        j += 3;
-        continue;
-      }
-      if (syn.quotes.includes(c)) {
+      if (quoteCodes.has(ch)) {
+        const c = line[j]!;
+        if (syn.triple && line.startsWith(c + c + c, j)) {
+          parts.push(line.slice(seg, j + 3));
+          inString = c + c + c;
+          j += 3;
+          seg = j;
+          continue;
+        }
         if (syn.multiline.includes(c)) {
-          code += c;
+          parts.push(line.slice(seg, j + 1));
           inString = c;
           j++;
+          seg = j;
           continue;
         }
         // a single-line string: to its closing quote or the end of the line
         let k = j + 1;
-        while (k < line.length && line[k] !== c) k += line[k] === '\\' ? 2 : 1;
-        code += c + c;
+        while (k < n && line.charCodeAt(k) !== ch) k += line.charCodeAt(k) === 92 ? 2 : 1;
+        parts.push(line.slice(seg, j + 1), c);
         lastSig = c;
-        j = k + 1;
+        lastWord = '';
+        j = Math.min(n, k + 1);
+        seg = j;
         continue;
       }
-      if (c === '(' || c === '[' || c === '{') {
-        const block = c === '{' && syn.blockBraces && depth === 0 && !EXPRESSION_BEFORE.has(lastSig) && !/^(?:return|yield|await|throw|case)$/.test(lastWord);
+      if (ch === 40 || ch === 91 || ch === 123) {
+        const block = ch === 123 && syn.blockBraces && depth === 0 && !EXPRESSION_BEFORE.has(lastSig) && !/^(?:return|yield|await|throw|case)$/.test(/[\w$]$/.test(lastSig) ? lastWord : '');
         stack.push(block);
         if (block) blocks++;
         else depth++;
-      } else if (c === ')' || c === ']' || c === '}') {
+      } else if (ch === 41 || ch === 93 || ch === 125) {
         const block = stack.pop();
         if (block) blocks = Math.max(0, blocks - 1);
         else if (block === false) depth = Math.max(0, depth - 1);
       }
-      const wordChar = /[\w$]/.test(c);
-      if (wordChar) lastWord = inWord ? lastWord + c : c;
-      inWord = wordChar;
-      if (!/\s/.test(c)) lastSig = c;
-      code += c;
+      lastSig = line[j]!;
       j++;
     }
-    out.push({ depthBefore, depthAfter: depth, blocksBefore, blocksAfter: blocks, code, startsInString });
+    if (seg < n) parts.push(line.slice(seg));
+    out.push({ depthBefore, depthAfter: depth, blocksBefore, blocksAfter: blocks, code: parts.join(''), startsInString });
   }
   return out;
 }
@@ -188,19 +224,21 @@ const CONTINUES_BRACE_LANG = /(?:[,+\-*/%=&|^<>?]|=>)\s*$/;
 /**
  * The statement containing `line` as whole lines [start, end], or undefined when the line is
  * blank, a comment, part of a clause (`else`, `except`, `}` …) or a definition. A compound
- * statement (Python `for …:` / `if (…) {`) includes its block. Looks at most `radius` lines either way.
+ * statement (Python `for …:` / `if (…) {`) includes its block. Strings and brackets are read from
+ * `behind` lines above (from the top of files shorter than that: a scan starting inside a docstring
+ * would read it inside out); the statement may reach `ahead` lines below.
  */
-export function statementAt(lines: readonly string[], line: number, languageId: string, radius = 200): { start: number; end: number } | undefined {
+export function statementAt(lines: readonly string[], line: number, languageId: string, behind = 5000, ahead = 200): { start: number; end: number } | undefined {
   if (line < 0 || line >= lines.length || !(lines[line] ?? '').trim()) return undefined;
-  const from = Math.max(0, line - radius);
-  const to = Math.min(lines.length, line + radius + 1);
+  const from = Math.max(0, line - behind);
+  const to = Math.min(lines.length, line + ahead + 1);
   const scan = scanCode(lines, from, to, languageId);
   const at = (i: number) => scan[i - from]!;
   const indentLang = INDENT_LANGUAGES.has(languageId);
   const chainStart = /^\s*(?:\.[A-Za-z_$]|\?\.|\|\||&&|\?|:(?!:))/;
   const continues = (i: number): boolean => {
     const s = at(i);
-    if (s.depthAfter > 0) return true;
+    if (s.depthAfter > 0 || (i + 1 < to && at(i + 1).startsInString)) return true;
     const code = s.code.trimEnd();
     if (indentLang) return code.endsWith('\\');
     if (code && CONTINUES_BRACE_LANG.test(code)) return true;
