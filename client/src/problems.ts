@@ -10,6 +10,7 @@ import {
   IgnoreRecordArgs,
   SearchOnlineArgs,
   SetRecordSeverityArgs,
+  searchPageUrl,
   SEVERITY_OVERRIDES,
   validSearchUrl,
 } from '../../server/src/protocol';
@@ -78,7 +79,7 @@ export function registerProblems(s: Services): ProblemsState {
     }),
     vscode.commands.registerCommand(Commands.searchOnline, async (arg?: SearchOnlineArgs) => {
       if (!isObject(arg) || typeof arg.query !== 'string' || !arg.query.trim()) return undefined;
-      const url = searchUrlFor(resource()).split('${query}').join(encodeURIComponent(arg.query.trim().slice(0, 500)));
+      const url = searchPageUrl(searchUrlFor(resource()), arg.query);
       await vscode.env.openExternal(vscode.Uri.parse(url, true));
       return url;
     }),

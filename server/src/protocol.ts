@@ -73,6 +73,12 @@ export function validSearchUrl(v: unknown): string | undefined {
   }
 }
 
+/** The page *Search the web* opens: `${query}` in the (valid) template replaced by the URL-encoded query (≤ 500 characters). */
+export function searchPageUrl(template: string, query: string): string {
+  const t = validSearchUrl(template) ?? DEFAULT_SETTINGS.diagnostics.searchUrl;
+  return t.split('${query}').join(encodeURIComponent(query.replace(/\s+/g, ' ').trim().slice(0, 500)));
+}
+
 /** Sent by the client in initializationOptions. */
 export interface InitializationOptions {
   /** Absolute path of the bundled records folder (the extension's `records/`). */

@@ -17,8 +17,8 @@ import { locateInLines, messageFragment } from '../../server/src/server/raiseSit
 import { affectsSources, sourceSpecs } from '../../server/src/server/recordSources';
 import { runSafe } from '../../server/src/server/runSafe';
 import { SeenRecords } from '../../server/src/server/seen';
-import { normalizeSettings } from '../../server/src/server/settings';
-import { DEFAULT_SETTINGS } from '../../server/src/protocol';
+import { isExcluded, normalizeSettings } from '../../server/src/server/settings';
+import { DEFAULT_SETTINGS, searchPageUrl, validSearchUrl } from '../../server/src/protocol';
 import { pathToUri } from '../../server/src/server/uri';
 import { FIXTURE, fixtureRecords, makeCtx } from './server-ctx';
 
@@ -223,6 +223,28 @@ describe('server: commands, settings, sources, runSafe', () => {
       near: { uri: 'file:///x) [y](command:evil', line: 1 },
     });
     for (const m of footer.matchAll(/\]\(([^ )]+)/g)) assert.match(m[1]!, /^command:errorExplainer\.[a-zA-Z]+\?[^()\s]*$/);
+  });
+
+  it('settings of issue 15: exclude list, severity overrides, search URL (http(s) with ${query} only)', () => {
+    const s = normalizeSettings({
+      records: { exclude: [' a-slug ', 3, ''] },
+      diagnostics: { severityOverrides: JSON.parse('{"x": "hint", "y": "loud", "__proto__": "error", " ": "info"}'), inlineMessage: true, searchUrl: 'javascript:alert(1)//${query}' },
+    });
+    assert.deepEqual(s.records.exclude, ['a-slug']);
+    assert.deepEqual(Object.keys(s.diagnostics.severityOverrides).sort(), ['__proto__', 'x']);
+    assert.equal(s.diagnostics.severityOverrides['x'], 'hint');
+    assert.equal(Object.getPrototypeOf(s.diagnostics.severityOverrides), null, 'a key named __proto__ cannot reach a prototype');
+    assert.equal(s.diagnostics.inlineMessage, true);
+    assert.equal(s.diagnostics.searchUrl, DEFAULT_SETTINGS.diagnostics.searchUrl);
+    assert.equal(validSearchUrl('https://duckduckgo.com/?q=${query}'), 'https://duckduckgo.com/?q=${query}');
+    assert.equal(validSearchUrl('https://example.com/search'), undefined, 'no ${query}');
+    assert.equal(validSearchUrl('command:evil?${query}'), undefined);
+    assert.equal(searchPageUrl('https://duckduckgo.com/?q=${query}', 'ValueError: x & y  #1'), 'https://duckduckgo.com/?q=ValueError%3A%20x%20%26%20y%20%231');
+    assert.equal(searchPageUrl('file:///etc/${query}', 'q'), 'https://www.google.com/search?q=q', 'an invalid template gives the default');
+    const ctx = { ...DEFAULT_SETTINGS, records: { ...DEFAULT_SETTINGS.records, exclude: ['slug-a', 'ffff000011112222'] } };
+    assert.ok(isExcluded(ctx, { id: 'x', slug: 'slug-a' }));
+    assert.ok(isExcluded(ctx, { id: 'ffff000011112222', slug: 'b' }));
+    assert.ok(!isExcluded(ctx, { id: 'x', slug: 'b' }));
   });
 
   it('normalizes settings of the wrong type to defaults', () => {
