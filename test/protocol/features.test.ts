@@ -64,23 +64,26 @@ describe('language server over stdio: features', function () {
     assert.ok(h, 'hover expected');
     const md = h.contents as { kind: string; value: string };
     assert.equal(md.kind, 'markdown');
-    assert.match(md.value, /^\*\*MMError\*\* · HTTP 500 · error · sgl-project\/sglang\n/, 'a one-line title');
+    // a one-line title naming the raise site: the fixture's runtime.py (moved 3 lines), linked
+    const title = md.value.split('  \n')[0]!;
+    assert.equal(
+      title,
+      `**MMError** · HTTP 500 · error · sgl-project/sglang · raised at [\`…/encoder/runtime.py:${sendRaiseLine + 1}\`](${c.uri(RUNTIME)}#L${sendRaiseLine + 1})`,
+    );
     assert.ok(md.value.includes('req\\_id = `req-7f3a9`'), 'capture value of req_id from this line');
     assert.ok(md.value.includes('command:errorExplainer.insertSnippet?'));
     assert.ok(md.value.includes('command:errorExplainer.openRecord?'));
     // the action links right under the title, before the explanation
     const blocks = md.value.split('\n\n');
-    assert.match(blocks[1]!, /^\[Insert try\/catch\]\(command:errorExplainer\.insertSnippet\?.* · \[Go to raise site\]\(command:errorExplainer\.goToRaiseSite\?/);
-    assert.ok(blocks[2]!.startsWith("The decoder called the encoder's /send endpoint"), blocks[2]);
-    // the match's confidence and its strongest reason
-    assert.match(md.value, /_(Likely|Possible|Unlikely) match \\\([^)]+\\\)_ · Raised at /);
+    assert.match(blocks[0]!.split('  \n')[1]!, /^\[Insert try\/catch\]\(command:errorExplainer\.insertSnippet\?.* · \[Go to raise site\]\(command:errorExplainer\.goToRaiseSite\?/);
+    assert.ok(blocks[1]!.startsWith("The decoder called the encoder's /send endpoint"), blocks[1]);
+    // a likely match (a specific message on an ERROR line) spends no line on its confidence
+    assert.ok(!/match \\\(/.test(md.value), md.value);
     // the diagnostic shows the error; the glance does not repeat it
     assert.ok(!md.value.includes('no staged embedding for /send req\\_id=req-7f3a9'));
     const start = positionOf(logText, 'no staged embedding');
     const end = positionOf(logText, '(already released)', '(already released)'.length);
     assert.deepEqual(tuple(h.range!), [start.line, start.character, end.line, end.character]);
-    // Local raise site (the fixture's runtime.py, moved 3 lines) is the hover's raise-site link.
-    assert.ok(md.value.includes(`runtime.py#L${sendRaiseLine + 1}`));
 
     const none = await c.request<Hover | null>('textDocument/hover', {
       textDocument: { uri: logUri },
@@ -313,7 +316,7 @@ describe('language server over stdio: features', function () {
     const h = await c.request<Hover | null>('textDocument/hover', { textDocument: { uri }, position: { line: sendRaiseLine, character: 20 } });
     assert.ok(h);
     const glance = (h.contents as { value: string }).value;
-    assert.match(glance, /^\*\*MMError\*\* · HTTP 500 · error · sgl-project\/sglang\n\n\[Insert try\/catch\]/);
+    assert.match(glance, /^\*\*MMError\*\* · HTTP 500 · error · sgl-project\/sglang · raised at \[`…\/encoder\/runtime\.py:\d+`\]\([^)]+\) {2}\n\[Insert try\/catch\]/);
     assert.ok(glance.includes('The decoder called the encoder'));
     assert.ok(!glance.includes('Go to raise site'), 'already at the raise site');
     assert.equal(h.range!.start.line, sendRaiseLine);

@@ -124,7 +124,7 @@ describe('render', () => {
       assertInert(summary, [GH]);
     });
 
-    it('compact mode (hover) is a glance: one-line title, actions under it, lead sentences, first fix, captures, confidence and raise site', () => {
+    it('compact mode (hover) is a glance: one-line title with the raise site, actions under it, lead sentences, first fix, captures', () => {
       const r = seed(2);
       const actions = '[Insert try/catch](command:errorExplainer.insertSnippet?%5B%5D) · [Copy](command:errorExplainer.copyExplanation?%5B%5D)';
       const out = renderRecord(r, {
@@ -141,18 +141,34 @@ describe('render', () => {
         },
       });
       const blocks = out.trimEnd().split('\n\n');
-      assert.equal(blocks[0], '**BadRequestError** · HTTP 400 · error · sgl-project/sglang');
-      assert.equal(blocks[1], actions, 'the action links come right under the title');
+      assert.equal(blocks.length, 3, 'title and actions; documentation; the facts');
+      const [title, actionLine, ...more] = blocks[0]!.split('  \n');
+      assert.match(title!, /^\*\*BadRequestError\*\* · HTTP 400 · error · sgl-project\/sglang · raised at \[`…\/encoder\/server\.py:724`\]\(https:\/\/github\.com\/[^)]+server\.py#L\d+-L\d+\)$/);
+      assert.equal(actionLine, actions, 'the action links on the line under the title');
+      assert.deepEqual(more, []);
       // the documentation's first sentence(s), within the glance limit
-      assert.ok(blocks[2]!.startsWith('register\\_embedding\\_destinations memoizes the expected receive\\_count'), blocks[2]);
-      assert.ok(blocks[2]!.replace(/\\/g, '').length <= GLANCE.documentation);
-      assert.match(blocks[3]!, /^\*\*Fix:\*\* Make all ranks compute receive\\_count .* \(\+2 more\)$/);
-      assert.match(blocks[4]!, /^\*\*Captured:\*\* req\\_id = `r-7` · registered\\_count = `1` · expected\\_destination\\_count = `x+…`$/);
-      assert.ok(blocks[4]!.length < 200, 'a long capture value is shortened');
-      assert.match(blocks[5]!, /^_Likely match \\\(specific message text\\\)_ · Raised at \[`python\/sglang\/srt\/disaggregation\/encoder\/server\.py:724`\]\(https:\/\/github\.com\//);
-      assert.equal(blocks.length, 6);
+      assert.ok(blocks[1]!.startsWith('register\\_embedding\\_destinations memoizes the expected receive\\_count'), blocks[1]);
+      assert.ok(blocks[1]!.replace(/\\/g, '').length <= GLANCE.documentation);
+      // one line each, hard line breaks (no paragraph margins)
+      const facts = blocks[2]!.split('  \n');
+      assert.equal(facts.length, 2, `a likely match says nothing about its confidence: ${blocks[2]}`);
+      assert.match(facts[0]!, /^\*\*Fix:\*\* Make all ranks compute receive\\_count .*… \(\+2 more\)$/);
+      assert.ok(facts[0]!.replace(/\\|\*\*/g, '').length <= 'Fix: '.length + GLANCE.solution + ' (+2 more)'.length, facts[0]);
+      assert.match(facts[1]!, /^\*\*Captured:\*\* req\\_id = `r-7` · registered\\_count = `1` · expected\\_destination\\_count = `x+…`$/);
+      assert.ok(facts[1]!.length < 140, 'a long capture value is shortened');
+      assert.ok(!out.includes('Likely match'));
+      const html = md.render(out);
+      assert.equal((html.match(/<br>/g) ?? []).length, 2, 'rendered as line breaks');
       for (const gone of ['Why it happens', 'Solutions', 'Try/catch', 'Validation', 'Source', '| Capture |', 'Common situations']) assert.ok(!out.includes(gone), gone);
       assertInert(out.replace(actions, ''), [r.githubUrl!]);
+    });
+
+    it('compact mode states the confidence of a doubtful match (possible, unlikely) as the last line', () => {
+      for (const label of ['possible', 'unlikely'] as const) {
+        const out = renderRecord(seed(2), { compact: true, confidence: { label, reasons: ['generic message text', 'x'] } });
+        const last = out.trimEnd().split('\n').at(-1);
+        assert.equal(last, `_${label[0]!.toUpperCase()}${label.slice(1)} match \\(generic message text\\)_`);
+      }
     });
 
     it('compact mode skips a first sentence that only restates the error', () => {
@@ -186,6 +202,7 @@ describe('render', () => {
     });
 
     it('every bundled record and every record extracted from this machine\'s Python library glances in at most 8 blocks of bounded length', function () {
+      this.timeout(60000);
       const records: ErrorRecord[] = [...seeds];
       const lib = '/usr/lib/python3.11';
       if (fs.existsSync(lib)) records.push(...extractFromDir(lib, { repo: 'python/cpython', sha: null }).records);

@@ -15,10 +15,10 @@ export interface RenderOptions {
   /** Resolved local raise site (href = file URI); when absent, the record's githubUrl is used. */
   raiseSite?: { label: string; href?: string };
   /**
-   * Hover: a glance that fits a hover box. One-line title, `actions` right under it, the first
-   * sentences of the documentation, the first fix, the captures on one line, the confidence and
-   * the raise site; a skeleton record shows a few lines of its raise statement instead. The full
-   * record is the record view's.
+   * Hover: a glance that fits a hover box. One-line title (with the raise site), `actions` right
+   * under it, the first sentences of the documentation, the first fix, the captures on one line,
+   * the confidence when the match is only possible or unlikely; a skeleton record shows a few
+   * lines of its raise statement instead. The full record is the record view's.
    */
   compact?: boolean;
   /**
@@ -292,7 +292,10 @@ function raiseSiteLine(record: ErrorRecord, opts: RenderOptions, plain: boolean)
 // The hover glance (compact)
 
 /** Limits of the glance, in characters: what fits a 250 px hover next to the problem's message. */
-export const GLANCE = { documentation: 240, solution: 160, captureValue: 60, captures: 4 } as const;
+export const GLANCE = { documentation: 200, solution: 80, captureValue: 40, captures: 4, pathSegments: 2 } as const;
+
+/** A hard line break inside a paragraph (two trailing spaces): lines without paragraph margins. */
+const BREAK = '  \n';
 
 /** `text` cut to at most `max` characters at a word boundary, with an ellipsis. */
 export function shorten(text: string, max: number): string {
@@ -354,36 +357,35 @@ function renderGlance(record: ErrorRecord, opts: RenderOptions): string {
   const bold = (s: string) => (plain ? s : `**${s}**`);
   const out: string[] = [];
 
-  // Title: class · HTTP status · severity · repo (one line)
+  // Title: class · HTTP status · severity · repo · raise site (one line), the action links on the next line
   const title: string[] = [bold(inl(record.errorClass || record.errorCode || record.errorType))];
   if (record.errorCode && record.errorClass) title.push(inl(record.errorCode));
   if (record.httpStatus != null) title.push(`HTTP ${Math.trunc(Number(record.httpStatus))}`);
   title.push(inl(record.severity), inl(record.repo));
-  out.push(title.join(' · '));
-  if (opts.actions) out.push(opts.actions);
+  const site = glanceRaiseSite(record, opts, plain);
+  if (site) title.push(`raised at ${site}`);
+  out.push(opts.actions ? `${title.join(' · ')}${plain ? '\n' : BREAK}${opts.actions}` : title.join(' · '));
 
   const skeleton = isSkeleton(record);
   const doc = glanceDocumentation(record, opts.match?.text);
   if (doc) out.push(inl(doc));
+
+  // Fix, captures and the confidence of a doubtful match (possible / unlikely: a caveat the user
+  // needs; a likely match, the usual case, costs no line): one line each, in one block
+  const facts: string[] = [];
   const fixes = record.solutions.filter((s) => typeof s === 'string' && s.trim());
   if (fixes.length) {
     const more = fixes.length > 1 ? ` (+${fixes.length - 1} more)` : '';
-    out.push(`${bold('Fix:')} ${inl(shorten(fixes[0]!, GLANCE.solution))}${more}`);
+    facts.push(`${bold('Fix:')} ${inl(shorten(fixes[0]!, GLANCE.solution))}${more}`);
   }
-
   const caps = opts.match?.captures ?? [];
   if (caps.length) {
     const shown = caps.slice(0, GLANCE.captures).map((c) => `${inl(c.name)} = ${code(shorten(c.value, GLANCE.captureValue) || ' ')}`);
     if (caps.length > GLANCE.captures) shown.push(`+${caps.length - GLANCE.captures} more`);
-    out.push(`${bold('Captured:')} ${shown.join(' · ')}`);
+    facts.push(`${bold('Captured:')} ${shown.join(' · ')}`);
   }
-
-  // Confidence · raise site (one line)
-  const meta: string[] = [];
-  if (opts.confidence) meta.push(plain ? stripControls(confidenceText(opts.confidence)) : `_${escapeInline(confidenceText(opts.confidence))}_`);
-  const site = glanceRaiseSite(record, opts, plain);
-  if (site) meta.push(`Raised at ${site}`);
-  if (meta.length) out.push(meta.join(' · '));
+  if (opts.confidence && opts.confidence.label !== 'likely') facts.push(confidenceLine(opts.confidence, plain));
+  if (facts.length) out.push(facts.join(plain ? '\n' : BREAK));
 
   if (skeleton && isLiteRecord(record)) {
     // an index row of the ErrLookup dataset: its full record is downloaded when it is opened
@@ -397,10 +399,15 @@ function renderGlance(record: ErrorRecord, opts: RenderOptions): string {
   return out.join('\n\n') + '\n';
 }
 
-/** The raise site as a short link: `file:line`, linked to the local file or the pinned GitHub URL. */
+/**
+ * The raise site as a short link: the last path segments and the line (`encoder/server.py:724`),
+ * linked to the local file or the pinned GitHub URL (the full path is in the record view).
+ */
 function glanceRaiseSite(record: ErrorRecord, opts: RenderOptions, plain: boolean): string | undefined {
-  const label = opts.raiseSite?.label ?? raiseSiteLabel(record);
-  if (!label) return undefined;
+  const full = opts.raiseSite?.label ?? raiseSiteLabel(record);
+  if (!full) return undefined;
+  const parts = full.split(/[\\/]/);
+  const label = parts.length > GLANCE.pathSegments ? `…/${parts.slice(-GLANCE.pathSegments).join('/')}` : full;
   if (plain) return stripControls(label).replace(/\n/g, ' ');
   const localHref = opts.raiseSite?.href ? safeLocalHref(opts.raiseSite.href) : undefined;
   const href = localHref ?? safeGithubUrl(record.githubUrl);
