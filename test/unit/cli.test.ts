@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { MAX_LINE, forEachLine } from '../../server/src/cli/lines';
 import { main } from '../../server/src/cli/main';
-import { artifactUri } from '../../server/src/cli/reporters';
+import { artifactUri, problemPath } from '../../server/src/cli/reporters';
 import { splitLines } from '../../server/src/core/catalog';
 import { stripAnsi } from '../../server/src/core/text';
 
@@ -203,6 +203,8 @@ describe('cli', function () {
       const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
       const matcher = pkg.contributes.problemMatchers.find((m: { name: string }) => m.name === 'error-explainer');
       assert.ok(matcher, 'contributes.problemMatchers has error-explainer');
+      // relative to the task's cwd, never autoDetect (VS Code drops autoDetect problems still being looked up 100 ms after the exit)
+      assert.deepEqual(matcher.fileLocation, ['relative', '${cwd}']);
       const p = matcher.pattern;
       const re = new RegExp(p.regexp);
       // real material: this machine's Python failures, scanned with records extracted from its library
@@ -227,7 +229,8 @@ describe('cli', function () {
           assert.equal(problems.length, json.length, `${colour}: one problem per match`);
           problems.forEach((m, i) => {
             const j = json[i];
-            assert.equal(m[p.file], log);
+            assert.equal(path.resolve(ROOT, m[p.file]!), log, 'the file, relative to the cwd (ROOT)');
+            assert.ok(!path.isAbsolute(m[p.file]!));
             assert.equal(Number(m[p.line]), j.line);
             assert.equal(Number(m[p.column]), j.column);
             assert.equal(m[p.severity], j.severity);
@@ -239,6 +242,17 @@ describe('cli', function () {
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
+    });
+
+    it('text problem lines name the file relative to the current directory (json keeps it as given)', () => {
+      assert.equal(problemPath('logs/a.log', '/w/p'), 'logs/a.log');
+      assert.equal(problemPath('/w/p/logs/a.log', '/w/p'), 'logs/a.log');
+      assert.equal(problemPath('/var/log/syslog', '/w/p'), '../../var/log/syslog');
+      assert.equal(problemPath('./x/../b.log', '/w/p/'), 'b.log');
+      assert.equal(problemPath('/w/p', '/w/p'), '/w/p', 'the directory itself has no relative name');
+      const abs = path.join(ROOT, SAMPLE);
+      assert.equal(cli(['scan', '--no-explain', abs]).stdout, cli(['scan', '--no-explain', SAMPLE]).stdout);
+      assert.equal(JSON.parse(cli(['scan', '--format', 'json', abs]).stdout.split('\n')[0]!).file, abs);
     });
 
     it('count: one JSON object at the end', () => {

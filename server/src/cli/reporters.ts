@@ -5,6 +5,7 @@
 // A text problem line is `file:line:col: severity: message [code]` (core/problem: the error as the
 // log shows it and the record's short code), the shape the `$error-explainer` problem matcher
 // (package.json) reads; everything else is indented, so the matcher never takes it for a problem.
+// Its file is relative to the current directory (problemPath), so the matcher needs no lookup.
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { RecordMatch } from '../core/catalog';
@@ -18,7 +19,7 @@ export const FORMATS = ['text', 'markdown', 'json', 'count', 'sarif'] as const;
 export type Format = (typeof FORMATS)[number];
 
 export interface MatchEvent {
-  /** The file as given on the command line; `<stdin>` for `-`. */
+  /** The file as given on the command line (text and markdown: its problemPath); `<stdin>` for `-`. */
   file: string;
   /** 1-based line number. */
   line: number;
@@ -53,6 +54,20 @@ export function createReporter(format: Format, out: Output, opts: ReporterOption
     default:
       return new TextReporter(out, opts.explain, opts.style ?? { color: false, width: 80 });
   }
+}
+
+/**
+ * The file of a text problem line: relative to `cwd` (`logs/app.log`, `../../var/log/syslog`), the
+ * absolute path only when there is no relative one (another drive on Windows). The
+ * `$error-explainer` matcher resolves it against the task's cwd (`["relative", "${cwd}"]`). It does
+ * not use `autoDetect`: VS Code looks each autoDetect file up one match after the other and stops
+ * 100 ms after the process exits, dropping the problems still waiting for their lookup (most of
+ * them on a busy or remote machine; test/e2e/suite-editor.ts runs such a task).
+ */
+export function problemPath(file: string, cwd: string): string {
+  const abs = path.resolve(cwd, file);
+  const rel = path.relative(path.resolve(cwd), abs);
+  return rel && !path.isAbsolute(rel) ? rel : abs;
 }
 
 /** The problem line of a match: `file:line:col: severity: message [code]` (styled when colour is on). */

@@ -10,7 +10,7 @@ import { forEachMatchingLine } from '../lines';
 import { Output } from '../output';
 import { checkReadable, formatProblem, loadCatalog } from '../records';
 import { recordMatch } from '../../core/catalog';
-import { FORMATS, type Format, createReporter } from '../reporters';
+import { FORMATS, type Format, createReporter, problemPath } from '../reporters';
 import { COLOR_MODES, type ColorMode, terminalWidth, useColor } from '../terminal';
 import { VERSION } from '../version';
 
@@ -25,8 +25,9 @@ UTF-16 units of the original line (endColumn exclusive).
   --dataset          also match with the cached ErrLookup dataset (see \`error-explainer dataset sync\`)
   --cache DIR        dataset cache folder (default as for \`dataset\`)
   --format F         text (default): file:line:col: severity: message [code] per match (the
-                       error as the log shows it; VS Code tasks read it with the $error-explainer
-                       problem matcher), its captures, then one explanation per matched record
+                       file relative to the current directory, the error as the log shows it;
+                       VS Code tasks read it with the $error-explainer problem matcher), its
+                       captures, then one explanation per matched record
                        (see --no-explain), rendered for the terminal
                      markdown: the same, explanations as raw Markdown
                      json: JSON Lines, one object per match (with its confidence)
@@ -102,7 +103,7 @@ export const scan: Command = {
     let worst = Infinity;
     reporter.begin();
     for (const f of files) {
-      const name = f === '-' ? '<stdin>' : f;
+      const name = f === '-' ? '<stdin>' : format === 'text' || format === 'markdown' ? problemPath(f, io.cwd) : f;
       try {
         const input: Readable = f === '-' ? io.stdin : openSnapshot(f);
         const stats = await forEachMatchingLine(
