@@ -2,7 +2,9 @@
 // tests (and for other extensions that want to know whether the server runs). Nothing in it can
 // change the client's behaviour.
 import type { MatchDto, SeenParams, StatusResult } from '../../server/src/protocol';
+import type { AgentsState } from './agents';
 import type { SuggestionShown } from './dataset';
+import type { KnownErrorsNode } from './knownErrors';
 import type { ShownMessage } from './notify';
 import type { InlineMessage } from './problems';
 
@@ -47,6 +49,14 @@ export interface ErrorExplainerApi {
   messages(): readonly ShownMessage[];
   /** The server's one-time dataset suggestion as shown (at most one per session) and the user's answer. */
   datasetSuggestions(): readonly SuggestionShown[];
+  // -- agents & big logs
+  /** The Known Errors view as shown: scanned files, Terminal, Open documents; records; occurrences. */
+  knownErrors(): KnownErrorsNode[];
+  /** Whether the language-model tool and (VS Code >= 1.101) the MCP server provider are registered. */
+  agents(): AgentsState;
+  /** The command the MCP server definition runs (node dist/cli.js mcp …). */
+  mcpCommand(): { command: string; args: string[]; cwd: string | undefined; env: Record<string, string> };
+  // -- issue 15
   /** End-of-line problem messages shown in a document (errorExplainer.diagnostics.inlineMessage). */
   inlineMessages(uri: string): readonly InlineMessage[];
 }

@@ -7,9 +7,10 @@ import type { ServerContext } from './context';
 import { LineMatches, NO_MATCHES, TrackedDocument } from './documents';
 import { findFileRefs } from './fileRefs';
 import { framePathsNear, type RaiseSite } from './raiseSite';
-import { errorText, throwIfCancelled, yieldToEventLoop } from './runSafe';
+import { errorText, throwIfCancelled, yieldToInteractive } from './runSafe';
 
-const SLICE_MS = 15;
+/** A slice of background matching: an interactive request waits for at most one. */
+const SLICE_MS = 4;
 let lastFailure = 0;
 
 /** Matches of one line (cached). Records that match are noted as "seen". */
@@ -59,7 +60,7 @@ export async function scanDocument(ctx: ServerContext, doc: TrackedDocument, tok
       doc.firstUnscanned = n;
       return;
     }
-    await yieldToEventLoop();
+    await yieldToInteractive();
     throwIfCancelled(token);
     if (doc.version !== version) {
       version = doc.version;

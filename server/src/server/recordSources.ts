@@ -127,7 +127,8 @@ export async function loadSources(
   const merged = mergeRecordSets(sets);
   const t1 = performance.now();
   const user = new Catalog(merged.records);
-  void user.engine; // build the match index now, not on the first hover
+  // build the match index now (in slices: requests are answered meanwhile), not on the first hover
+  await user.prepare();
   const index = new RecordIndex(merged.records);
   const t2 = performance.now();
   // the user's records win on ids both have; the dataset's rows match once its shards are built

@@ -3,7 +3,7 @@
 // once into the module's memory, each block is copied in, the hits are copied out. Returns
 // undefined wherever WebAssembly is unavailable; ByteIndex then scans in JS (same results).
 
-import { type ByteIndex, type ByteTier, type NativeLines, type NativeScanner, BUCKET_WORDS } from './bytes';
+import { type ByteIndex, type ByteTier, type NativeLines, type NativeScanner, type PairKeys, BUCKET_WORDS } from './bytes';
 import { SCAN_WASM_BASE64 } from './scanWasm.generated';
 
 /** The part of the WebAssembly JS API used here (lib "dom" is not in this project's lib). */
@@ -79,7 +79,7 @@ export class ChainTable {
     return this.pool.subarray(0, this.size);
   }
 }
-const CFG = 0; // 3 rows of 8 i32 (see server/wasm/scan.ts)
+const CFG = 0; // 7 rows of 8 i32 (see server/wasm/scan.ts)
 
 let compiled: object | null | undefined;
 
@@ -119,7 +119,7 @@ class WasmScanner implements NativeScanner {
   /** Start of the per-block area (block, candidates, hits, lines); everything before is the index. */
   private readonly area: number;
 
-  constructor(api: WasmApi, mod: object, tiers: ByteTier[], chains: ChainTable | undefined) {
+  constructor(api: WasmApi, mod: object, tiers: ByteTier[], pairs: PairKeys, chains: ChainTable | undefined) {
     let size = 256;
     const at: { filter: number; table: number }[] = [];
     for (const t of tiers) {
@@ -129,6 +129,8 @@ class WasmScanner implements NativeScanner {
       size = align(size + t.table.byteLength);
       at.push({ filter, table });
     }
+    const pairsAt = size;
+    size = align(size + Math.max(16, pairs.table.byteLength));
     const pool = chains?.bytes();
     const chainAt = { info: size, pool: 0, stamps: 0, spans: 0 };
     if (chains && pool) {
@@ -150,7 +152,7 @@ class WasmScanner implements NativeScanner {
     tiers.forEach((t, k) => {
       new Int32Array(this.mem.buffer, at[k]!.filter, t.filter.length).set(t.filter);
       new Int32Array(this.mem.buffer, at[k]!.table, t.table.length).set(t.table);
-      // rows (8 i32 each): T12, T8, T4 at i32 0, 8, 16; the chain table at 24; A16, A8 at 32, 40
+      // rows (8 i32 each): T12, T8, T4 at i32 0, 8, 16; the chain table at 24; A16, A8, T2 at 32, 40, 48
       const row = (CFG >> 2) + (k < 3 ? k * 8 : 32 + (k - 3) * 8);
       i32[row] = at[k]!.filter;
       i32[row + 1] = t.filterShift;
@@ -159,7 +161,12 @@ class WasmScanner implements NativeScanner {
       i32[row + 4] = t.keyLen;
       i32[row + 5] = t.size;
       i32[row + 6] = t.bitmapBits;
+      i32[row + 7] = t.stride;
     });
+    // the pair keys (see PairKeys) at i32 56, 57
+    new Uint8Array(this.mem.buffer, pairsAt, pairs.table.length).set(pairs.table);
+    i32[56] = pairsAt;
+    i32[57] = pairs.count;
     if (chains && pool) {
       new Int32Array(this.mem.buffer, chainAt.info, chains.info.length).set(chains.info);
       new Uint8Array(this.mem.buffer, chainAt.pool, pool.length).set(pool);
@@ -184,7 +191,7 @@ class WasmScanner implements NativeScanner {
     const anchorCap = (n >>> 3) + 1024;
     const candBytes = (4 * perProbe + 2 * anchorCap) * 8;
     const out = align(cand + candBytes);
-    const cap = (n >>> 3) + 1024; // hits (more: the JS scan takes the block)
+    const cap = (n >>> 2) + 1024; // hits (more: the JS scan takes the block)
     const after = align(out + 2 * cap * 8);
     // room for the line walk's output too (see scanLines): listed lines, then verified matches
     const need = after + linesCap(cap, n) * 32 + resultsCap(n) * 4;
@@ -255,8 +262,8 @@ export function wasmScanner(index: ByteIndex, chains?: ChainTable): NativeScanne
   const mod = module();
   if (!mod || !wasm) return undefined;
   try {
-    const { t12, t8, t4, a16, a8 } = index.tiers;
-    return new WasmScanner(wasm, mod, [t12, t8, t4, a16, a8], chains);
+    const { t12, t8, t4, a16, a8, t2 } = index.tiers;
+    return new WasmScanner(wasm, mod, [t12, t8, t4, a16, a8, t2], index.pairs, chains);
   } catch {
     return undefined;
   }
