@@ -6,6 +6,7 @@
 // record's raise-site file. Also: the middleware that turns the server's snippet code actions into
 // snippet edits. Inserting is a text edit only: nothing is executed.
 import * as vscode from 'vscode';
+import { stripControls } from '../../server/src/core/render';
 import {
   CodeActionSnippetData,
   Commands,
@@ -205,5 +206,5 @@ export function registerSnippets(s: Services): void {
 }
 
 function firstLine(v: unknown): string {
-  return typeof v === 'string' ? (v.split('\n').find((l) => l.trim()) ?? '').trim() : '';
+  return typeof v === 'string' ? (stripControls(v).split('\n').find((l) => l.trim()) ?? '').trim() : '';
 }

@@ -20,8 +20,6 @@ import { captureNames, derivePattern } from '../../server/src/core/pattern';
 import { extractFromDir } from '../../server/src/core/extract';
 import type { ErrorRecord } from '../../server/src/core/record';
 import type { GenRecord } from './gen';
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AnyEngine = any;
 import { generateRealisticLog, generateRealisticRecords, generateTemplateLog, generateTemplates, printRecord } from './realgen';
 import { forEachByteBlock, forEachLine } from './reader';
 import type { BenchContext, Section } from './section';
@@ -111,6 +109,7 @@ interface ScanResult {
   lines: number;
   brute: string;
   stats: string;
+  perLine: string;
 }
 
 function rawPass(file: string): number {
@@ -140,6 +139,7 @@ function measure(ctx: BenchContext, name: string, records: readonly GenRecord[],
     for (let i = 0; i < log.truth.length; i += 2) if (!rejectedSet.has(log.truth[i + 1]!)) kept.push(log.truth[i]!, log.truth[i + 1]!);
     truth = Int32Array.from(kept);
   }
+  engine.scanStats(); // (from here on)
   // recall pass (also the first timed pass)
   let found = 0;
   let expected = 0;
@@ -180,6 +180,8 @@ function measure(ctx: BenchContext, name: string, records: readonly GenRecord[],
     }
   }
   if (missed.length) ctx.log(`  ${name}: MISSED ${missed.join('; ')}`);
+  const ss = engine.scanStats();
+  const perLine = `${(ss.candidateLines / Math.max(1, ss.lines)).toFixed(3)} candidate lines and ${(ss.candidates / Math.max(1, ss.lines)).toFixed(3)} candidate patterns per line, ${(ss.candidates / Math.max(1, ss.matchedLines)).toFixed(1)} verifications per matched line, ${(ss.hits / Math.max(1, ss.lines)).toFixed(3)} key hits per line`;
   let rawS = rawPass(log.file);
   let countS: number | undefined;
   for (let rep = 1; rep < reps; rep++) {
@@ -232,12 +234,11 @@ function measure(ctx: BenchContext, name: string, records: readonly GenRecord[],
     brute = `${ok}/${all}`;
   }
   const bs = engine.byteIndex().stats;
-  const st = (engine as AnyEngine).scanStats?.() ?? '';
-  const stats = `A16 ${bs.a16} A8 ${bs.a8} T12 ${bs.t12} T8 ${bs.t8} T4 ${bs.t4} S ${(bs as AnyEngine).short ?? 0} unkeyed ${bs.unkeyed}; ${st}`;
+  const stats = `tiers A16 ${bs.a16}, A8 ${bs.a8}, T12 ${bs.t12}, T8 ${bs.t8}, T4 ${bs.t4} (stride ${bs.t4stride}), T2 ${bs.t2}, pairs ${bs.pairs}, unkeyed ${bs.unkeyed}; ${perLine}`;
   ctx.log(
     `  ${name}: ${records.length} records, build ${buildMs.toFixed(0)} + ${byteMs.toFixed(0)} ms; raw ${rawS.toFixed(2)} s, scan ${scanS.toFixed(2)} s (ratio ${(rawS / scanS).toFixed(2)})${countS ? `, count-only ${countS.toFixed(2)} s (${(rawS / countS).toFixed(2)})` : ''}; recall ${found}/${expected}; ${matchedLines}/${lines} lines matched; brute force ${brute}; ${stats}`,
   );
-  return { name, records: records.length, buildMs, byteMs, rawS, scanS, countS, recall: `${found}/${expected}`, recallOk: found === expected, matchedLines, lines, brute, stats };
+  return { name, records: records.length, buildMs, byteMs, rawS, scanS, countS, recall: `${found}/${expected}`, recallOk: found === expected, matchedLines, lines, brute, stats, perLine: `${(ss.candidates / Math.max(1, ss.lines)).toFixed(2)} / ${(ss.candidates / Math.max(1, ss.matchedLines)).toFixed(1)}` };
 }
 
 function fromErrorRecords(records: readonly ErrorRecord[]): GenRecord[] {
@@ -352,9 +353,9 @@ export const section: Section = {
     }
 
     let md = `### Real-shaped record sets (file scan = MatchEngine.matchBytes, what \`scan FILE\` runs; ratio = raw read+split / scan, one process, best of ${reps})\n\n`;
-    md += '| case | records | build (+ byte index) | raw read+split | file scan (ratio) | count-only (ratio) | recall | matched lines | brute-force equal |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n';
+    md += '| case | records | build (+ byte index) | raw read+split | file scan (ratio) | count-only (ratio) | recall | matched lines | brute-force equal | candidates per line / per matched line |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n';
     for (const r of results)
-      md += `| ${r.name} | ${r.records.toLocaleString('en-US')} | ${r.buildMs.toFixed(0)} (+ ${r.byteMs.toFixed(0)}) ms | ${r.rawS.toFixed(2)} s | ${r.scanS.toFixed(2)} s (**${(r.rawS / r.scanS).toFixed(2)}**) | ${r.countS ? `${r.countS.toFixed(2)} s (**${(r.rawS / r.countS).toFixed(2)}**)` : '-'} | ${r.recall} | ${r.matchedLines.toLocaleString('en-US')} / ${r.lines.toLocaleString('en-US')} | ${r.brute} |\n`;
+      md += `| ${r.name} | ${r.records.toLocaleString('en-US')} | ${r.buildMs.toFixed(0)} (+ ${r.byteMs.toFixed(0)}) ms | ${r.rawS.toFixed(2)} s | ${r.scanS.toFixed(2)} s (**${(r.rawS / r.scanS).toFixed(2)}**) | ${r.countS ? `${r.countS.toFixed(2)} s (**${(r.rawS / r.countS).toFixed(2)}**)` : '-'} | ${r.recall} | ${r.matchedLines.toLocaleString('en-US')} / ${r.lines.toLocaleString('en-US')} | ${r.brute} | ${r.perLine} |\n`;
     ctx.markdown(md);
     for (const r of results) {
       ctx.target(`recall: ${r.name}`, r.recallOk, r.recall);

@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import type { RecordMatch } from '../core/catalog';
 import { problemCode, problemMessage } from '../core/problem';
 import type { ErrorRecord, Severity } from '../core/record';
-import { escapeInline, firstSentence, renderRecord, safeGithubUrl, stripControls } from '../core/render';
+import { escapeInline, firstSentence, oneLine, renderRecord, safeGithubUrl } from '../core/render';
 import type { Output } from './output';
 import { markdownToTerminal, paint, severityCodes, type Style, wrap } from './terminal';
 
@@ -78,7 +78,11 @@ export function problemLine(e: MatchEvent, style: Pick<Style, 'color'> = { color
   return `${paint(style, where, 'bold')} ${sev}: ${problemMessage(record, match.text)} ${paint(style, `[${problemCode(record)}]`, 'dim')}`;
 }
 
-const oneLine = (s: string) => stripControls(s).replace(/\s+/g, ' ').trim();
+/** Text of a SARIF message (SARIF 2.1.0 §3.11.6): `[text](target)` is an embedded link there, so
+ * literal `[`, `]` and `\` are backslash-escaped and record or log text can never form one. */
+export function sarifText(s: string): string {
+  return s.replace(/[\\[\]]/g, '\\$&');
+}
 
 /** The JSON Lines object of one match (keys in the documented order). */
 export function matchJson(e: MatchEvent): Record<string, unknown> {
@@ -218,7 +222,7 @@ class SarifReporter implements Reporter {
       ruleId: record.id,
       ruleIndex: idx,
       level: LEVEL[record.severity] ?? 'warning',
-      message: { text: `${problemMessage(record, match.text)}${sentence ? ` — ${sentence}` : ''}` },
+      message: { text: sarifText(`${problemMessage(record, match.text)}${sentence ? ` — ${sentence}` : ''}`) },
       rank: Math.round(Math.max(0, Math.min(1, e.m.confidence.score)) * 100),
       locations: [
         {
@@ -239,11 +243,11 @@ class SarifReporter implements Reporter {
       return {
         id: r.id,
         name: oneLine(r.slug),
-        shortDescription: { text: oneLine(r.errorMessage) || r.id },
-        fullDescription: { text: oneLine(r.documentation ?? '') || oneLine(r.errorMessage) || r.id },
+        shortDescription: { text: sarifText(oneLine(r.errorMessage) || r.id) },
+        fullDescription: { text: sarifText(oneLine(r.documentation ?? '') || oneLine(r.errorMessage) || r.id) },
         ...(helpUri ? { helpUri } : {}),
         help: {
-          text: [oneLine(r.documentation ?? ''), solutions].filter(Boolean).join('\n\n') || oneLine(r.errorMessage),
+          text: sarifText([oneLine(r.documentation ?? ''), solutions].filter(Boolean).join('\n\n') || oneLine(r.errorMessage)),
           markdown: renderRecord(r, { summary: true }),
         },
         defaultConfiguration: { level: LEVEL[r.severity] ?? 'warning' },

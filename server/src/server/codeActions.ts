@@ -17,6 +17,7 @@ import { type RecordMatch, recordMatch } from '../core/catalog';
 import { languageForPath } from '../core/languages';
 import { problemCode, problemMessage } from '../core/problem';
 import type { ErrorRecord } from '../core/record';
+import { oneLine } from '../core/render';
 import {
   CodeActionFormattingOptions,
   CodeActionSnippetData,
@@ -278,8 +279,8 @@ function recordActions(
 
 /** `<class>: <message>` for titles (message shortened, one line). */
 export function label(r: ErrorRecord): string {
-  const cls = r.errorClass || r.errorCode || r.errorType;
-  let msg = r.errorMessage.replace(/\s+/g, ' ').trim();
+  const cls = oneLine(r.errorClass || r.errorCode || r.errorType);
+  let msg = oneLine(r.errorMessage);
   if (msg.length > TITLE_MESSAGE_CHARS) msg = msg.slice(0, TITLE_MESSAGE_CHARS - 1).trimEnd() + '…';
   return `${cls}: ${msg}`;
 }

@@ -16,7 +16,7 @@ import {
 import type { RecordMatch } from '../core/catalog';
 import { ErrorRecord, RecordProblem, Severity, severityRank } from '../core/record';
 import { problemCode, problemMessage } from '../core/problem';
-import { safeGithubUrl } from '../core/render';
+import { oneLine, safeGithubUrl } from '../core/render';
 import type { ErrorExplainerSettings, SeverityOverride } from '../protocol';
 import type { ServerContext } from './context';
 import type { TrackedDocument } from './documents';
@@ -95,7 +95,7 @@ function diagnosticBody(ctx: ServerContext, r: ErrorRecord): DiagnosticBody {
     body.relatedInformation = [
       {
         location: { uri: site.uri, range: { start: { line: site.line, character: 0 }, end: { line: site.line, character: 0 } } },
-        message: `${r.errorClass || r.errorType} is raised here`,
+        message: oneLine(`${r.errorClass || r.errorType} is raised here`),
       },
     ];
   }

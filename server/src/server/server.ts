@@ -28,6 +28,7 @@ import {
   DatasetSuggestionNotification,
   DatasetSuggestRequest,
   DatasetSyncRequest,
+  DEFAULT_SETTINGS,
   ExplainTextRequest,
   InitializationOptions,
   RecordRequest,
@@ -107,8 +108,10 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     settingsFor: (uri) => settings.get(uri),
     isLogDocument: async (doc: TrackedDocument) => {
       if (doc.logLike === undefined) {
-        const s = await settings.get(doc.uri);
-        doc.logLike = isLogLike(doc.uri, doc.languageId, s.logFiles, folders);
+        // In an untrusted workspace the globs are the defaults: a workspace cannot choose which
+        // files get matched (VS Code also drops workspace values there: restrictedConfigurations)
+        const logFiles = trusted ? (await settings.get(doc.uri)).logFiles : DEFAULT_SETTINGS.logFiles;
+        doc.logLike = isLogLike(doc.uri, doc.languageId, logFiles, folders);
       }
       return doc.logLike;
     },

@@ -274,6 +274,8 @@ export interface NativeLines {
   pairs: Int32Array;
   results: Int32Array;
   total: number;
+  /** The module's running count of candidate patterns it matched itself (statistics). */
+  verified: number;
 }
 
 export class ByteIndex {

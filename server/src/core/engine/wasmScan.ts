@@ -109,6 +109,7 @@ type Exports = {
   hits(): number;
   lines(cfg: number, block: number, n: number, hits: number, count: number, out: number, cap: number, res: number, rcap: number): number;
   lineCount(): number;
+  verified(): number;
 };
 
 class WasmScanner implements NativeScanner {
@@ -253,6 +254,7 @@ class WasmScanner implements NativeScanner {
       pairs: new Int32Array(this.mem.buffer, hits, r.count * 2),
       results: new Int32Array(this.mem.buffer, res, lines > 0 ? entries[lines * 8 - 1]! : 0),
       total: this.fn.lineCount(),
+      verified: this.fn.verified(),
     };
   }
 }
