@@ -397,6 +397,8 @@ function renderGlance(record: ErrorRecord, opts: RenderOptions): string {
   const skeleton = isSkeleton(record);
   const doc = glanceDocumentation(record, opts.match?.text);
   if (doc) out.push(inl(doc));
+  // a skeleton record has no prose: its message template at least says which error this is
+  else if (skeleton && record.errorMessage) out.push(inl(shorten(oneLine(record.errorMessage), GLANCE.documentation)));
 
   // Fix, captures and the confidence of a doubtful match (possible / unlikely: a caveat the user
   // needs; a likely match, the usual case, costs no line): one line each, in one block
