@@ -465,7 +465,18 @@ function writeAtomically(target: string, parts: Buffer[]): void {
 }
 
 function evict(dir: string): void {
-  const files = readdirSync(dir)
+  const names = readdirSync(dir);
+  // a records file whose index file is gone (a writer that died between the two renames)
+  for (const f of names) {
+    if (f.endsWith('.eerec') && !names.includes(f.replace(/\.eerec$/, '.eeidx'))) {
+      try {
+        unlinkSync(path.join(dir, f));
+      } catch {
+        // another scan removed it
+      }
+    }
+  }
+  const files = names
     .filter((f) => f.endsWith('.eeidx') || f.endsWith('.tmp'))
     .map((f) => {
       const p = path.join(dir, f);
