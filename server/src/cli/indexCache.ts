@@ -62,7 +62,7 @@ export interface CachedLoad {
 }
 
 /** The key of a set of record sources, and their total size; undefined when a source cannot be listed or read. */
-export async function cacheKey(sources: readonly CacheSource[], noBundled: boolean, dir?: string): Promise<{ key: string; bytes: number } | undefined> {
+export async function cacheKey(sources: readonly CacheSource[], noBundled: boolean, dir?: string): Promise<{ key: string; bytes: number; rememberHashes: () => void } | undefined> {
   const known = knownHashes(dir);
   const h = createHash('sha256');
   h.update(`format ${FORMAT}\0`);
@@ -80,8 +80,8 @@ export async function cacheKey(sources: readonly CacheSource[], noBundled: boole
       h.update(`file\0${f}\0${got.size}\0${got.sha256}\0`);
     }
   }
-  if (dir && known.changed) saveKnownHashes(dir, known);
-  return { key: h.digest('hex'), bytes };
+  // (saved only by a caller that caches this set: small sets leave no file behind)
+  return { key: h.digest('hex'), bytes, rememberHashes: () => dir && known.changed && saveKnownHashes(dir, known) };
 }
 
 /** Content hashes of record files seen before, by real path: reused while the file's size,

@@ -70,6 +70,7 @@ export async function loadCatalog(recordPaths: string[], noBundled: boolean, dat
     }
     const k = await cacheKey(keySources, noBundled, opts.cache.dir);
     if (k && k.bytes >= opts.cache.minBytes) {
+      k.rememberHashes();
       const got = readCache(opts.cache.dir, k.key, { full: opts.cache.full === true });
       if ('load' in got) return { ...got.load, cache: 'hit' };
       key = k.key;
