@@ -1,14 +1,18 @@
 // Hover: in a log-like document, every record matching the span under the cursor (rank order),
 // rendered compact with the captures of this line and a footer of the extension's own command
-// links. In a source file, the records whose raise site is under the cursor.
+// links; on the exception line of an error block, first where it was raised (the block's raising
+// frame, linked to the workspace file when there is one). In a source file, the records whose
+// raise site is under the cursor.
 import * as path from 'node:path';
 import type { CancellationToken, Hover, HoverParams } from 'vscode-languageserver';
 import type { RecordMatch } from '../core/catalog';
 import type { ErrorRecord } from '../core/record';
-import { renderRecord } from '../core/render';
+import { escapeMarkdown, renderRecord } from '../core/render';
 import { hoverFooter } from './commands';
 import type { ServerContext } from './context';
+import type { TrackedDocument } from './documents';
 import { captures } from './dto';
+import { fileTarget } from './links';
 import { matchesAt } from './matching';
 import type { RaiseSite } from './raiseSite';
 import { errorText, throwIfCancelled } from './runSafe';
@@ -29,12 +33,31 @@ export async function hover(ctx: ServerContext, params: HoverParams, token?: Can
     const top = ms[0];
     if (!top) return null;
     const parts = ms.slice(0, MAX_RECORDS).map((m) => renderMatch(ctx, m));
+    const raised = raisedAt(ctx, doc, line, top);
+    if (raised) parts.unshift(raised);
     return {
       contents: { kind: 'markdown', value: parts.filter(Boolean).join(SEPARATOR) },
       range: { start: { line, character: top.match.start }, end: { line, character: top.match.end } },
     };
   }
   return sourceHover(ctx, params.textDocument.uri, line);
+}
+
+/**
+ * On an exception line of an error block: "Raised at <file:line> in <function>", the raising frame
+ * (a link to the workspace file when the printed path resolves to one; log text is escaped).
+ */
+export function raisedAt(ctx: ServerContext, doc: TrackedDocument, line: number, top: RecordMatch | undefined): string | undefined {
+  const block = doc.blocks.blockAt(line);
+  if (!block || block.roles[line - block.first] !== 'exception') return undefined;
+  const f = block.frames[block.raising];
+  if (!f) return undefined;
+  const file = ctx.fileRefs.resolve(f.file);
+  const label = escapeMarkdown(`${file ? relativeLabel(ctx, file) : f.file}:${f.line}`);
+  let md = `**Raised at** ${file ? `[${label}](${fileTarget(file, f.line, f.column)})` : label}`;
+  if (f.function) md += ` in ${escapeMarkdown(f.function)}`;
+  if (top?.frame && top.frame.index === block.raising && top.frame.line) md += ' — where the first record below is raised';
+  return md;
 }
 
 export function renderMatch(ctx: ServerContext, m: RecordMatch): string {
