@@ -18,16 +18,19 @@ let lastFailure = 0;
 
 /**
  * Re-parses the document's error blocks where edits may have changed them, at least up to line
- * `upTo`. Lines whose block changed lose their cached matches (and are scanned again).
+ * `upTo`. Lines whose block changed lose their cached matches (and are scanned again); returns
+ * the first of them (Infinity: none).
  */
-export function refreshBlocks(doc: TrackedDocument, upTo: number): void {
-  if (doc.blocks.isFresh(upTo)) return;
+export function refreshBlocks(doc: TrackedDocument, upTo: number): number {
+  if (doc.blocks.isFresh(upTo)) return Infinity;
   const lines = doc.lines;
   const changes = doc.blocks.refresh(
     arraySource(lines.length, (i) => lines[i] ?? ''),
     upTo,
   );
+  let lowest = Infinity;
   for (const c of changes) {
+    lowest = Math.min(lowest, c.from);
     const to = Math.min(c.to, doc.matches.length);
     for (let i = c.from; i < to; i++) {
       if (doc.matches[i]?.length) doc.generation++;
@@ -36,6 +39,7 @@ export function refreshBlocks(doc: TrackedDocument, upTo: number): void {
     doc.firstUnscanned = Math.min(doc.firstUnscanned, c.from);
     doc.diagnosticsDirtyFrom = Math.min(doc.diagnosticsDirtyFrom, c.from);
   }
+  return lowest;
 }
 
 /** Matches of one line (cached), in its block's context. Records that match are noted as "seen". */
@@ -95,9 +99,9 @@ export async function scanDocument(ctx: ServerContext, doc: TrackedDocument, tok
     while (i < n) {
       if (i > fresh) {
         // blocks ahead first; lines before i whose block changed are matched again
-        refreshBlocks(doc, i + BLOCKS_AHEAD);
+        const changed = refreshBlocks(doc, i + BLOCKS_AHEAD);
         fresh = i + BLOCKS_AHEAD;
-        i = Math.min(i, doc.firstUnscanned);
+        i = Math.min(i, changed);
       }
       if (doc.matches[i] === undefined) lineMatches(ctx, doc, i);
       i++;
