@@ -217,6 +217,30 @@ describe('error blocks (core/blocks)', () => {
       }
     });
 
+    it('traces back to back, without a blank line between: the same blocks as each alone', () => {
+      const trim = (l: string[]) => {
+        const x = [...l];
+        while (x.length && !x[x.length - 1]!.trim()) x.pop();
+        while (x.length && !x[0]!.trim()) x.shift();
+        return x;
+      };
+      const names = traceFiles();
+      let pairs = 0;
+      for (const a of names) {
+        // (pytest's output starts with free text, `FF   [100%]`: after an exception line that reads
+        // as one more line of its message, as it would in any log)
+        for (const b of names.filter((n) => !n.includes('pytest'))) {
+          const A = trim(traceLines(a));
+          const B = trim(traceLines(b));
+          const all = [...A, ...B];
+          const want = [...findBlocks(A), ...findBlocks(B).map((x) => shiftBlock(x, A.length))].map((x) => facts(x, all));
+          assert.deepEqual(findBlocks(all).map((x) => facts(x, all)), want, `${a} + ${b}`);
+          pairs++;
+        }
+      }
+      assert.ok(pairs > 2500);
+    });
+
     it('a real ANSI trace (util.inspect with colours): frames in grey, paths underlined', () => {
       const l = traceLines('node/inspect_colors.txt');
       assert.ok(l.some((x) => x.includes('\x1b[')), 'the fixture has escapes');

@@ -107,7 +107,19 @@ describe('cli', function () {
       assert.equal(rows.length, EXPECTED.length);
       rows.forEach((row, i) => {
         const e = EXPECTED[i]!;
-        assert.deepEqual(Object.keys(row), ['file', 'line', 'column', 'endColumn', 'id', 'slug', 'repo', 'errorCode', 'severity', 'text', 'captures']);
+        // the match on a traceback's exception line says so (the sample's last match)
+        const inBlock = i === EXPECTED.length - 1;
+        assert.deepEqual(Object.keys(row), ['file', 'line', 'column', 'endColumn', 'id', 'slug', 'repo', 'errorCode', 'severity', 'text', 'captures', ...(inBlock ? ['block'] : [])]);
+        if (inBlock) {
+          const tb = SAMPLE_LINES.findIndex((l) => l.startsWith('Traceback (most recent call last)'));
+          assert.deepEqual(row['block'], {
+            kind: 'python',
+            firstLine: tb + 1,
+            lastLine: e.line,
+            errorClass: 'sglang.srt.disaggregation.encoder.runtime.MMError',
+            raisedAt: { file: '/sgl-workspace/sglang/python/sglang/srt/disaggregation/encoder/runtime.py', line: 1295, function: '_dp_worker_loop' },
+          });
+        }
         assert.equal(row['file'], SAMPLE);
         assert.equal(row['line'], e.line);
         assert.equal(row['column'], e.column, `column of ${e.needle}`);

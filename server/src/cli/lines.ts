@@ -90,6 +90,13 @@ export function splitSegment(segment: string, onLine: (line: string) => void): v
   else for (const part of s.split('\r')) onLine(part);
 }
 
+/** Told about each block of bytes around its matching (error blocks need the lines around a match:
+ * cli/blockContext.ts). `text`: the block is matched as decoded text (its byteStarts are unknown). */
+export interface BlockHooks {
+  begin(buf: Uint8Array, n: number, firstLine: number, text: boolean): void;
+  end(lastLine: number): void;
+}
+
 /**
  * The same lines as forEachLine, matched with the engine's byte-level scan: blocks of raw bytes go
  * to MatchEngine.matchBytes and only lines where a record's key occurs are decoded. Calls
@@ -100,9 +107,9 @@ export function splitSegment(segment: string, onLine: (line: string) => void): v
 export async function forEachMatchingLine(
   input: Readable,
   engine: MatchEngine,
-  onMatches: (lineNumber: number, matches: LineMatch[], line: string) => void,
+  onMatches: (lineNumber: number, matches: LineMatch[], line: string, byteStart: number | undefined) => void,
   afterChunk: () => Promise<boolean | void> = async () => undefined,
-  opts: { byteThreshold?: number } = {},
+  opts: { byteThreshold?: number; blocks?: BlockHooks } = {},
 ): Promise<LineStats> {
   const blocks = new LineBlocks(MAX_LINE);
   const stats: LineStats = { lines: 0, truncatedLines: 0 };
@@ -113,9 +120,11 @@ export async function forEachMatchingLine(
   // per record) for the index to pay for itself.
   const byteThreshold = opts.byteThreshold ?? Math.max(1 << 20, 500 * engine.size);
   let seen = 0;
+  const hooks = opts.blocks;
   const onBlock = (buf: Uint8Array, n: number): void => {
     seen += n;
     if (seen <= byteThreshold || hasLoneCr(buf, n)) {
+      hooks?.begin(buf, n, stats.lines + 1, true);
       const text = decoder.decode(buf.subarray(0, n));
       const segs = text.split('\n');
       if (text.endsWith('\n')) segs.pop();
@@ -123,12 +132,15 @@ export async function forEachMatchingLine(
         splitSegment(seg, (line) => {
           stats.lines++;
           const ms = engine.matchLine(line);
-          if (ms.length) onMatches(stats.lines, ms, line);
+          if (ms.length) onMatches(stats.lines, ms, line, undefined);
         });
+      hooks?.end(stats.lines);
       return;
     }
     const base = stats.lines;
-    stats.lines += engine.matchBytes(buf, n, (i, ms, line) => onMatches(base + i + 1, ms, line));
+    hooks?.begin(buf, n, base + 1, false);
+    stats.lines += engine.matchBytes(buf, n, (i, ms, line, start) => onMatches(base + i + 1, ms, line, start));
+    hooks?.end(stats.lines);
   };
   for await (const chunk of input) {
     blocks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Uint8Array), onBlock);

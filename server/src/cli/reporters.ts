@@ -16,6 +16,16 @@ export interface MatchEvent {
   /** 1-based line number. */
   line: number;
   m: RecordMatch;
+  /** The match is on the exception line of an error block (a traceback, a stack trace). */
+  block?: {
+    kind: string;
+    /** 1-based, inclusive. */
+    firstLine: number;
+    lastLine: number;
+    errorClass?: string;
+    /** The frame that raised it. */
+    raisedAt?: { file: string; line: number; column?: number; function?: string };
+  };
 }
 
 export interface Reporter {
@@ -61,6 +71,7 @@ export function matchJson(e: MatchEvent): Record<string, unknown> {
     severity: record.severity,
     text: match.text,
     captures: match.captures.map((c) => ({ name: c.name, value: c.value })),
+    ...(e.block ? { block: e.block } : {}),
   };
 }
 
@@ -103,6 +114,7 @@ class TextReporter implements Reporter {
     const what = firstSentence(record.documentation) || oneLine(record.errorMessage);
     let s = `${e.file}:${e.line}:${match.start + 1} ${record.severity} ${oneLine(record.slug)}: ${what}\n`;
     for (const c of match.captures) s += `    ${oneLine(c.name)} = ${JSON.stringify(c.value)}\n`;
+    if (e.block) s += `    ${blockSentence(e.block)}\n`;
     this.out.write(s);
     const prev = this.seen.get(record.id);
     if (prev) prev.count++;
@@ -129,6 +141,15 @@ class TextReporter implements Reporter {
       );
     }
   }
+}
+
+const KIND_NAMES: Record<string, string> = { python: 'Python traceback', java: 'Java stack trace', node: 'JavaScript stack', go: 'Go panic', rust: 'Rust panic' };
+
+/** `in a Python traceback (lines 3-9), raised at /usr/lib/python3.11/shutil.py:1105 in make_archive` */
+export function blockSentence(b: NonNullable<MatchEvent['block']>): string {
+  let s = `in a ${KIND_NAMES[b.kind] ?? b.kind} (lines ${b.firstLine}-${b.lastLine})`;
+  if (b.raisedAt) s += `, raised at ${oneLine(b.raisedAt.file)}:${b.raisedAt.line}${b.raisedAt.function ? ` in ${oneLine(b.raisedAt.function)}` : ''}`;
+  return s;
 }
 
 const LEVEL: Record<Severity, 'error' | 'warning' | 'note'> = {
@@ -186,7 +207,7 @@ class SarifReporter implements Reporter {
           },
         },
       ],
-      properties: { captures: match.captures.map((c) => ({ name: c.name, value: c.value })) },
+      properties: { captures: match.captures.map((c) => ({ name: c.name, value: c.value })), ...(e.block ? { block: e.block } : {}) },
     };
     this.out.write((this.count++ ? ',' : '') + JSON.stringify(result));
   }

@@ -487,14 +487,14 @@ export class MatchEngine {
 
   /**
    * Match every line of a block of UTF-8 bytes, buf[0, n): whole lines ending with \n (a final
-   * line without \n counts). Calls onLine(lineIndex, matches, line) in order for each line with
+   * line without \n counts). Calls onLine(lineIndex, matches, line, lineStart) in order for each line with
    * matches and returns the number of lines: the same results as matchLine on each decoded line.
    * Lines are decoded only when a record's key occurs in their bytes (or they hold an ANSI escape
    * or a backslash, whose views differ from the raw bytes). For scanning files.
    * Fastest when buf.byteOffset is a multiple of 4 and buf.length >= n + 32 (those 32 bytes
    * are zeroed during the scan and restored after it); otherwise the block is copied first.
    */
-  matchBytes(buf: Uint8Array, n: number, onLine: (lineIndex: number, matches: LineMatch[], line: string) => void): number {
+  matchBytes(buf: Uint8Array, n: number, onLine: (lineIndex: number, matches: LineMatch[], line: string, lineStart: number) => void): number {
     const index = this.byteIndex();
     if ((buf.byteOffset & 3) !== 0 || buf.length < n + 32) {
       if (!this.byteScratch || this.byteScratch.length < n + 32) this.byteScratch = new Uint8Array(Math.max(n + 32, 1 << 16));
@@ -511,7 +511,7 @@ export class MatchEngine {
     }
   }
 
-  private matchAlignedBytes(buf: Uint8Array, n: number, index: ByteIndex, onLine: (lineIndex: number, matches: LineMatch[], line: string) => void): number {
+  private matchAlignedBytes(buf: Uint8Array, n: number, index: ByteIndex, onLine: (lineIndex: number, matches: LineMatch[], line: string, lineStart: number) => void): number {
     const bytes = Buffer.from(buf.buffer, buf.byteOffset, n + 32);
     // no string of the whole block: lines are found with native byte searches, and only candidate
     // lines are decoded (a 1 MB string per block would also cost major GCs on a big heap)
@@ -529,7 +529,7 @@ export class MatchEngine {
         if (nl < 0) nl = n;
         const line = decode(pos, nl);
         const ms = this.matchLine(line);
-        if (ms.length) onLine(lineNo, ms, line);
+        if (ms.length) onLine(lineNo, ms, line, pos);
         lineNo++;
         pos = nl + 1;
       }
@@ -573,7 +573,7 @@ export class MatchEngine {
       this.uniqueRecords(hits.rec, first, hi, 1, cands);
       const line = decode(pos, end);
       const ms = full ? this.matchLine(line) : this.matchLineWith(line, cands);
-      if (ms.length) onLine(lineNo, ms, line);
+      if (ms.length) onLine(lineNo, ms, line, pos);
       if (nl < 0) return lineNo + 1;
       lineNo++;
       pos = nl + 1;
@@ -589,7 +589,7 @@ export class MatchEngine {
   }
 
   /** The lines the WebAssembly line walk listed: the same work as the JS walk in matchAlignedBytes. */
-  private matchListedLines(bytes: Buffer, listed: NativeLines, onLine: (lineIndex: number, matches: LineMatch[], line: string) => void): number {
+  private matchListedLines(bytes: Buffer, listed: NativeLines, onLine: (lineIndex: number, matches: LineMatch[], line: string, lineStart: number) => void): number {
     // copies: the views into the module's memory do not survive a reentrant scan from onLine
     const entries = listed.entries.slice();
     const pairs = listed.pairs.slice();
@@ -603,12 +603,12 @@ export class MatchEngine {
       const status = entries[o + 5]!;
       const line = utf8Slice(bytes, start, end);
       if (status === 2) {
-        onLine(entries[o]!, this.nativeMatches(line, results, entries[o + 6]!, entries[o + 7]!), line);
+        onLine(entries[o]!, this.nativeMatches(line, results, entries[o + 6]!, entries[o + 7]!), line, start);
         continue;
       }
       if (status === 1) {
         const ms = this.matchEscapedLine(line);
-        if (ms.length) onLine(entries[o]!, ms, line);
+        if (ms.length) onLine(entries[o]!, ms, line, start);
         continue;
       }
       cands.length = 0;
@@ -617,7 +617,7 @@ export class MatchEngine {
       // a CRLF line: matched without its CR (what its first view would be: same matches and
       // offsets, without making views)
       const ms = this.matchLineWith(end > start && bytes[end - 1] === 0x0d ? line.slice(0, -1) : line, cands);
-      if (ms.length) onLine(entries[o]!, ms, line);
+      if (ms.length) onLine(entries[o]!, ms, line, start);
     }
     return total;
   }

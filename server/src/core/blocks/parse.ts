@@ -378,12 +378,23 @@ function messageLines(b: Builder, pre: Prefixed, j: number, max: number): void {
     const l = pre.line(j);
     if (!l) return;
     const { info, off } = l;
-    if (isBlankBody(info.text, off) || startsBlock(info.shape.kind)) return;
+    if (isBlankBody(info.text, off) || startsBlock(info.shape.kind) || startsStack(pre, j, info)) return;
     if (looksLikeRecordStart(info.text.slice(off))) return;
     b.role('exception');
     const s = off + indentOf(info.text, off);
     b.exception(info, j, [s, info.text.trimEnd().length]);
   }
+}
+
+/** Does a stack start at line j whose first line has no shape of its own (Node's throw site with
+ * its source line and caret, or a header right above a frame)? A cheap look at j + 1 and j + 2. */
+function startsStack(pre: Prefixed, j: number, info: LineInfo): boolean {
+  if (trailingLocation(info.text) >= 0) {
+    const caret = pre.line(j + 2);
+    if (caret && isCaretLine(caret.info.text.slice(caret.off))) return true;
+  }
+  const next = pre.line(j + 1);
+  return !!next && isFrameKind(next.info.shape.kind) && !!exceptionHeader(info.text);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,155 @@
+// `error-explainer scan` on error blocks: one match per block on its exception line (the record its
+// frames say raised it, with "block" in json), none on frames or quoted code, plain lines as
+// before; the same through the byte scan (big files: only windows around matches are decoded,
+// across the scan's 1 MiB blocks) as through the text path and as a parse of the whole text.
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Readable } from 'node:stream';
+import { BlockContext } from '../../server/src/cli/blockContext';
+import { forEachMatchingLine } from '../../server/src/cli/lines';
+import { findBlocks } from '../../server/src/core/blocks';
+import { Catalog, explainBlocks } from '../../server/src/core/catalog';
+import { parseRecordText } from '../../server/src/core/loader';
+import { TRACES, traceFiles, traceLines } from './traces';
+
+const ROOT = path.resolve(__dirname, '../..');
+const CLI = path.join(ROOT, 'dist/cli.js');
+const RECORDS = path.join(TRACES, 'records.json');
+const catalog = new Catalog(parseRecordText(readFileSync(RECORDS, 'utf8'), 'records.json').records);
+
+function scanJson(file: string): { line: number; id: string; block?: { firstLine: number; lastLine: number; kind: string } }[] {
+  const r = spawnSync(process.execPath, [CLI, 'scan', '--no-bundled', '--records', RECORDS, '--format', 'json', file], { cwd: ROOT, encoding: 'utf8', maxBuffer: 256 << 20 });
+  assert.equal(r.status, 0, r.stderr);
+  return r.stdout.trimEnd().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+}
+
+/** What scan must report for `lines`: per block its best match, per plain line every match (1-based). */
+function expected(lines: string[]): string[] {
+  const ex = explainBlocks(catalog, lines);
+  const out: { line: number; s: string }[] = [];
+  for (const b of ex.blocks) {
+    const best = b.matches[0];
+    if (!best) continue;
+    const at = b.lines.find((l) => l.matches.some((m) => m.record.id === best.record.id))!.line;
+    out.push({ line: at, s: `${at + 1} ${best.record.id} block ${b.block.kind} ${b.block.first + 1}-${b.block.last + 1}` });
+  }
+  for (const l of ex.lines) for (const m of l.matches) out.push({ line: l.line, s: `${l.line + 1} ${m.record.id}` });
+  return out.sort((a, b) => a.line - b.line || (a.s < b.s ? -1 : 1)).map((o) => o.s);
+}
+
+/** (the order of several records on one plain line is the engine's: compared sorted) */
+const rows = (rs: ReturnType<typeof scanJson>) =>
+  rs
+    .map((r) => ({ line: r.line, s: `${r.line} ${r.id}${r.block ? ` block ${r.block.kind} ${r.block.firstLine}-${r.block.lastLine}` : ''}` }))
+    .sort((a, b) => a.line - b.line || (a.s < b.s ? -1 : 1))
+    .map((o) => o.s);
+
+/** All traces with log lines between them (some without a blank line before the next trace). */
+function traceLog(): string[] {
+  const out: string[] = [];
+  traceFiles().forEach((name, i) => {
+    out.push(`2026-12-01 09:00:${String(i % 60).padStart(2, '0')} INFO step ${i}`);
+    if (i % 7 === 3) out.push("2026-12-01 09:00:00 ERROR unknown archive format 'zip'");
+    out.push(...traceLines(name));
+  });
+  return out;
+}
+
+describe('cli scan: error blocks', () => {
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'ee-cli-blocks-'));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('one match per block, on its exception line, the raising file\'s record; none on frames or quoted code', () => {
+    const lines = [...traceLines('python/shutil_archive.txt'), ...traceLines('node/picomatch_empty.txt'), "2026-12-01 ERROR unknown archive format 'zip'"];
+    const file = path.join(dir, 'small.log');
+    writeFileSync(file, lines.join('\n'));
+    const got = scanJson(file);
+    const exc = lines.findIndex((l) => l.startsWith("ValueError: unknown archive format 'foo'"));
+    const tb = lines.findIndex((l) => l.startsWith('Traceback'));
+    const quoted = lines.findIndex((l) => l.includes('raise ValueError("unknown archive format'));
+    const py = got.filter((r) => r.block?.kind === 'python');
+    assert.equal(py.length, 1);
+    assert.equal(py[0]!.line, exc + 1);
+    assert.deepEqual([py[0]!.block!.firstLine, py[0]!.block!.lastLine], [tb + 1, exc + 1]);
+    assert.equal(catalog.get(py[0]!.id)!.filePath, 'shutil.py');
+    const node = got.filter((r) => r.block?.kind === 'node');
+    assert.equal(catalog.get(node[0]!.id)!.filePath, 'picomatch/lib/picomatch.js');
+    assert.ok(!got.some((r) => r.line === quoted + 1), 'the quoted raise statement is not reported');
+    // the plain line: every matching record, as before
+    assert.equal(got.filter((r) => r.line === lines.length).length, 3);
+    assert.deepEqual(rows(got), expected(lines));
+  });
+
+  it('text output says where it was raised', () => {
+    const file = path.join(dir, 'text.log');
+    writeFileSync(file, traceLines('python/queue_task_done.txt').join('\n'));
+    const r = spawnSync(process.execPath, [CLI, 'scan', '--no-bundled', '--records', RECORDS, '--no-explain', file], { cwd: ROOT, encoding: 'utf8' });
+    assert.match(r.stdout, /\n {4}in a Python traceback \(lines 1-6\), raised at \/usr\/lib\/python3\.11\/queue\.py:75 in task_done\n/);
+  });
+
+  it('explain: a pasted trace is explained by its exception line, the raising file\'s record first', () => {
+    const explain = (text: string, ...args: string[]) => {
+      const r = spawnSync(process.execPath, [CLI, 'explain', '--no-bundled', '--records', RECORDS, ...args], { cwd: ROOT, encoding: 'utf8', input: text });
+      assert.equal(r.status, 0, r.stderr);
+      return r.stdout;
+    };
+    const out = explain(traceLines('node/picomatch_empty.txt').join('\n'), '--limit', '2');
+    assert.ok(out.startsWith('TypeError, in a JavaScript stack (lines 1-14), raised at /tmp/ee-traces/node/node_modules/picomatch/lib/picomatch.js:59 in picomatch:\n'), out.slice(0, 200));
+    const [first, second] = out.split('─'.repeat(72));
+    assert.match(first!, /local\/node_modules/);
+    assert.match(first!, /picomatch\/lib\/picomatch\.js/);
+    assert.match(second!, /tsx\/dist\/cli\.mjs/, "tsx's bundled copy second");
+    const md = explain(traceLines('python/shutil_archive.txt').join('\n'), '--markdown', '--limit', '1');
+    assert.ok(md.startsWith('*ValueError, in a Python traceback \\(lines 1-6\\), raised at /usr/lib/python3\\.11/shutil\\.py:1105 in make\\_archive:*'), md.slice(0, 200));
+  });
+
+  it('a big file (byte scan, windows across 1 MiB blocks): what a parse of the whole text gives', () => {
+    // traces every ~40 kB between ordinary lines, so that some straddle the 1 MiB block boundaries
+    const filler = Array.from({ length: 400 }, (_, i) => `2026-12-01 10:00:00.${String(i).padStart(3, '0')} INFO worker heartbeat ok, queue depth ${i % 17}`);
+    const traces = traceLog();
+    const lines: string[] = [];
+    for (let round = 0; round < 12; round++) {
+      for (let k = 0; k < traces.length; k += 37) {
+        lines.push(...filler.slice(0, 100 + ((k * 7 + round) % 300)));
+        lines.push(...traces.slice(k, k + 37));
+      }
+    }
+    const text = lines.join('\n') + '\n';
+    assert.ok(text.length > 3 << 20, `${text.length} bytes`);
+    const file = path.join(dir, 'big.log');
+    writeFileSync(file, text);
+    const got = rows(scanJson(file));
+    const want = expected(lines);
+    assert.ok(want.filter((w) => w.includes(' block ')).length > 100);
+    assert.deepEqual(got, want);
+  });
+
+  it('the byte scan and the text path report the same (every line of the traces as one input)', async () => {
+    const lines = traceLog();
+    const text = lines.join('\n') + '\n';
+    const run = async (byteThreshold: number) => {
+      const out: string[] = [];
+      const bc = new BlockContext<number>((n, _line, ms, block, role) => out.push(`${n}:${ms}:${block ? `${block.first}-${block.last}` : '-'}:${role ?? '-'}`));
+      await forEachMatchingLine(Readable.from([Buffer.from(text)]), catalog.engine, (n, ms, line, start) => bc.match(n, line, start, ms.length), async () => undefined, { byteThreshold, blocks: bc });
+      bc.finish();
+      return out;
+    };
+    const asText = await run(Infinity);
+    const asBytes = await run(0);
+    assert.deepEqual(asBytes, asText);
+    // and the roles are those of a parse of the whole text (lines are 1-based here)
+    const blocks = findBlocks(lines);
+    for (const o of asText) {
+      const [n, , span, role] = o.split(':');
+      const b = blocks.find((x) => x.first + 1 <= Number(n) && Number(n) <= x.last + 1);
+      assert.equal(span, b ? `${b.first + 1}-${b.last + 1}` : '-', o);
+      assert.equal(role, b ? b.roles[Number(n) - 1 - b.first] : '-', o);
+    }
+  });
+});
