@@ -2,7 +2,9 @@
 // tests (and for other extensions that want to know whether the server runs). Nothing in it can
 // change the client's behaviour.
 import type { MatchDto, SeenParams, StatusResult } from '../../server/src/protocol';
+import type { AgentsState } from './agents';
 import type { SuggestionShown } from './dataset';
+import type { KnownErrorsNode } from './knownErrors';
 import type { ShownMessage } from './notify';
 
 export interface PickerState {
@@ -46,4 +48,11 @@ export interface ErrorExplainerApi {
   messages(): readonly ShownMessage[];
   /** The server's one-time dataset suggestion as shown (at most one per session) and the user's answer. */
   datasetSuggestions(): readonly SuggestionShown[];
+  // -- agents & big logs
+  /** The Known Errors view as shown: scanned files, Terminal, Open documents; records; occurrences. */
+  knownErrors(): KnownErrorsNode[];
+  /** Whether the language-model tool and (VS Code >= 1.101) the MCP server provider are registered. */
+  agents(): AgentsState;
+  /** The command the MCP server definition runs (node dist/cli.js mcp …). */
+  mcpCommand(): { command: string; args: string[]; cwd: string | undefined; env: Record<string, string> };
 }

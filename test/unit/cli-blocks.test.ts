@@ -1,7 +1,7 @@
 // `error-explainer scan` on error blocks: one match per block on its exception line (the record its
 // frames say raised it, with "block" in json), none on frames or quoted code, plain lines as
-// before; the same through the byte scan (big files: only windows around matches are decoded,
-// across the scan's 1 MiB blocks) as through the text path and as a parse of the whole text.
+// before; what a parse of the whole text gives, through the byte scan (only windows around
+// matches are decoded, across the scan's byte blocks, wherever they end).
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Readable } from 'node:stream';
 import { BlockContext } from '../../server/src/cli/blockContext';
-import { forEachMatchingLine } from '../../server/src/cli/lines';
+import { forEachMatchingLine } from '../../server/src/core/lineScan';
 import { findBlocks } from '../../server/src/core/blocks';
 import { Catalog, explainBlocks } from '../../server/src/core/catalog';
 import { parseRecordText } from '../../server/src/core/loader';
@@ -130,26 +130,47 @@ describe('cli scan: error blocks', () => {
     assert.deepEqual(got, want);
   });
 
-  it('the byte scan and the text path report the same (every line of the traces as one input)', async () => {
+  it('windows across byte blocks anywhere, with \\n, \\r\\n and lone \\r line ends: the roles of a parse of the whole text', async () => {
+    // every line of the traces as one input, cut into chunks of every size: each chunk's whole lines
+    // are one byte block of the scan, so block boundaries fall anywhere in and around the traces
     const lines = traceLog();
-    const text = lines.join('\n') + '\n';
-    const run = async (byteThreshold: number) => {
-      const out: string[] = [];
-      const bc = new BlockContext<number>((n, _line, ms, block, role) => out.push(`${n}:${ms}:${block ? `${block.first}-${block.last}` : '-'}:${role ?? '-'}`));
-      await forEachMatchingLine(Readable.from([Buffer.from(text)]), catalog.engine, (n, ms, line, start) => bc.match(n, line, start, ms.length), async () => undefined, { byteThreshold, blocks: bc });
-      bc.finish();
-      return out;
-    };
-    const asText = await run(Infinity);
-    const asBytes = await run(0);
-    assert.deepEqual(asBytes, asText);
-    // and the roles are those of a parse of the whole text (lines are 1-based here)
-    const blocks = findBlocks(lines);
-    for (const o of asText) {
-      const [n, , span, role] = o.split(':');
-      const b = blocks.find((x) => x.first + 1 <= Number(n) && Number(n) <= x.last + 1);
-      assert.equal(span, b ? `${b.first + 1}-${b.last + 1}` : '-', o);
-      assert.equal(role, b ? b.roles[Number(n) - 1 - b.first] : '-', o);
+    const ends = ['\n', '\r\n', '\r'];
+    let seed = 7;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
+    for (const mode of ['lf', 'crlf', 'mixed']) {
+      // (a lone \r before an empty line's \n would read as one \r\n: not there)
+      const end = (i: number) => (mode === 'lf' ? '\n' : mode === 'crlf' ? '\r\n' : i % 3 === 2 && lines[i + 1] === '' ? '\n' : ends[i % 3]!);
+      const text = lines.map((l, i) => l + end(i)).join('');
+      const bytes = Buffer.from(text);
+      for (const chunk of [1 << 20, 4096, 701, 97]) {
+        const parts: Buffer[] = [];
+        for (let p = 0; p < bytes.length; ) {
+          const len = 1 + rnd(chunk);
+          parts.push(bytes.subarray(p, p + len));
+          p += len;
+        }
+        const out: string[] = [];
+        const bc = new BlockContext<number>((n, line, ms, block, role) => out.push(`${n}:${ms}:${block ? `${block.first}-${block.last}` : '-'}:${role ?? '-'}:${line}`));
+        let blocks = 0;
+        const counting = { begin: (buf: Uint8Array, n: number, first: number) => (blocks++, bc.begin(buf, n, first)), end: (last: number) => bc.end(last) };
+        const stats = await forEachMatchingLine(Readable.from(parts), catalog.engine, (n, hits) => bc.match(n, hits.text(), hits.byteStart(), hits.count), async () => undefined, { blocks: counting });
+        bc.finish();
+        assert.equal(stats.lines, lines.length, `${mode}/${chunk}`);
+        if (chunk < 1000) assert.ok(blocks > 100, `${blocks} byte blocks`);
+        // each matched line handed back once, in order, with the roles of a parse of the whole text
+        const whole = findBlocks(lines);
+        const ns = out.map((o) => Number(o.split(':')[0]));
+        assert.deepEqual(ns, [...ns].sort((x, y) => x - y), 'in order');
+        assert.ok(out.length > 50, `${out.length} lines handed back`);
+        for (const o of out) {
+          const [n, , span, role, ...rest] = o.split(':');
+          const k = Number(n) - 1;
+          assert.equal(rest.join(':'), lines[k], `${mode}/${chunk}: the line's text`);
+          const b = whole.find((x) => x.first <= k && k <= x.last);
+          assert.equal(span, b ? `${b.first + 1}-${b.last + 1}` : '-', `${mode}/${chunk}: ${o}`);
+          assert.equal(role, b ? b.roles[k - b.first] : '-', `${mode}/${chunk}: ${o}`);
+        }
+      }
     }
   });
 });

@@ -1,10 +1,11 @@
-// Error blocks for the CLI scan, which decodes only the lines where a record may match
-// (engine.matchBytes). A matched line's role needs its neighbours: a window of lines around it is
-// decoded from the block's bytes and fed to core/blocks' BlockStream, which hands the matched
-// lines back, in order, with their block and role. A matched line that is a frame by its own text
-// is dropped at once; one with no block shape within NEAR lines (most of them) is handed back
-// plain without a window. Windows run across the scan's byte blocks (the last lines of the previous
-// block are kept; a window's lookahead continues in the next block).
+// Error blocks for the CLI scan, which decodes only the lines where a pattern's key occurs
+// (engine.scanBytes through core/lineScan). A matched line's role needs its neighbours: a window of
+// lines around it is decoded from the block of bytes and fed to core/blocks' BlockStream, which
+// hands the matched lines back, in order, with their block and role. A matched line that is a frame
+// by its own text is dropped at once; one with no block shape within NEAR lines (most of them) is
+// handed back plain without a window. Windows run across the scan's byte blocks (the last lines of
+// the previous block are kept; a window's lookahead continues in the next block). Lines end where
+// the byte scan ends them: at \n, \r\n or a lone \r.
 //
 // The windows are BEFORE lines before and AFTER lines after a matched line: a block is seen within
 // them only (its raising frame, next to the exception line, always is), which is what the scan
@@ -12,7 +13,7 @@
 import type { BlockLineRole, ErrorBlock } from '../core/blocks';
 import { BlockStream, hasBlockShape, isFrameLine } from '../core/blocks';
 import { exceptionHeader } from '../core/blocks/shapes';
-import type { BlockHooks } from './lines';
+import type { BlockHooks } from '../core/lineScan';
 
 export const BEFORE = 40;
 export const AFTER = 48;
@@ -31,8 +32,8 @@ export class BlockContext<T> implements BlockHooks {
   private buf: Buffer | undefined;
   private n = 0;
   private first = 1;
-  private text = false;
-  private textLines: string[] | undefined;
+  /** Does the block hold a CR (CRLF or lone CR line ends)? Looked up on first need. */
+  private hasCr: boolean | undefined;
   /** Byte offsets of line starts known in this block (line number -> offset). */
   private starts = new Map<number, number>();
   private cache = new Map<number, string>();
@@ -50,12 +51,11 @@ export class BlockContext<T> implements BlockHooks {
     });
   }
 
-  begin(buf: Uint8Array, n: number, firstLine: number, text: boolean): void {
+  begin(buf: Uint8Array, n: number, firstLine: number): void {
     this.buf = Buffer.from(buf.buffer, buf.byteOffset, n);
     this.n = n;
     this.first = firstLine;
-    this.text = text;
-    this.textLines = undefined;
+    this.hasCr = undefined;
     this.starts = new Map([[firstLine, 0]]);
     this.cache = new Map();
     this.last = Infinity;
@@ -64,18 +64,27 @@ export class BlockContext<T> implements BlockHooks {
   end(lastLine: number): void {
     this.last = lastLine;
     this.feedTo(Math.min(this.want, lastLine));
-    // the bytes are reused for the next block: keep its last lines for windows that reach back
+    // the bytes are reused for the next block: keep its last lines for windows that reach back,
+    // read backwards from the block's end (not walked to from its last matched line)
+    if (!this.starts.has(lastLine + 1)) this.starts.set(lastLine + 1, this.n);
+    // (and the previous tail's lines still that near: a byte block may hold a few lines only)
     const from = Math.max(this.first, lastLine - BEFORE + 1);
     const kept: string[] = [];
-    for (let k = from; k <= lastLine; k++) kept.push(this.lineAt(k) ?? '');
-    this.tail = kept;
-    this.tailFirst = from;
+    for (let k = lastLine; k >= from; k--) kept.push(this.lineAt(k) ?? '');
+    for (let k = from - 1; k > lastLine - BEFORE && k >= this.tailFirst; k--) {
+      const l = this.lineAt(k);
+      if (l === undefined) break;
+      kept.push(l);
+    }
+    this.tail = kept.reverse();
+    this.tailFirst = lastLine - this.tail.length + 1;
     this.buf = undefined;
   }
 
-  /** A matched line (lineNumber 1-based; byteStart: its offset in the block's bytes, when known). */
-  match(lineNumber: number, line: string, byteStart: number | undefined, payload: T): void {
-    if (byteStart !== undefined) this.starts.set(lineNumber, byteStart);
+  /** A matched line of the current byte block (lineNumber 1-based; byteStart: its offset in the
+   * block's bytes, LineHits.byteStart()). */
+  match(lineNumber: number, line: string, byteStart: number, payload: T): void {
+    this.starts.set(lineNumber, byteStart);
     this.cache.set(lineNumber, line);
     this.anchor = lineNumber;
     if (isFrameLine(line)) return; // context, never an error of its own (fed plain when a window wants it)
@@ -130,7 +139,7 @@ export class BlockContext<T> implements BlockHooks {
     return false;
   }
 
-  /** Line k: from this block's bytes (or decoded text), or the previous block's tail. */
+  /** Line k: from this block's bytes, or the previous block's tail. */
   private lineAt(k: number): string | undefined {
     if (k < this.first) {
       const i = k - this.tailFirst;
@@ -139,25 +148,42 @@ export class BlockContext<T> implements BlockHooks {
     if (k > this.last || !this.buf) return undefined;
     const hit = this.cache.get(k);
     if (hit !== undefined) return hit;
-    let line: string | undefined;
-    if (this.text) {
-      // a block matched as text (the start of the input, or lone CRs): lines as lines.ts splits them
-      this.textLines ??= splitBlock(this.buf.toString('utf8'));
-      line = this.textLines[k - this.first];
-    } else {
-      const s = this.startOf(k);
-      if (s === undefined) return undefined;
-      let e = this.buf.indexOf(10, s);
-      if (e < 0 || e > this.n) e = this.n;
-      this.starts.set(k + 1, e + 1);
-      if (e + 1 > this.n) this.last = Math.min(this.last, k);
-      line = this.buf.toString('utf8', s, e > s && this.buf[e - 1] === 13 ? e - 1 : e);
-    }
-    if (line !== undefined) {
-      if (this.cache.size > 4096) this.cache.clear();
-      this.cache.set(k, line);
-    }
+    const s = this.startOf(k);
+    if (s === undefined) return undefined;
+    const { end, next } = this.lineEnd(s);
+    this.starts.set(k + 1, next);
+    if (next >= this.n) this.last = Math.min(this.last, k);
+    const line = this.buf.toString('utf8', s, end);
+    if (this.cache.size > 4096) this.cache.clear();
+    this.cache.set(k, line);
     return line;
+  }
+
+  /** The line starting at byte s: where its text ends (before \n, \r\n or a lone \r) and where the
+   * next line starts. */
+  private lineEnd(s: number): { end: number; next: number } {
+    const buf = this.buf!;
+    let nl = buf.indexOf(10, s);
+    if (nl < 0) nl = this.n;
+    if ((this.hasCr ??= buf.indexOf(13) >= 0)) {
+      const c = buf.subarray(s, nl).indexOf(13);
+      // a CR before the \n: a CRLF when right before it, else a lone CR ending the line
+      if (c >= 0) return { end: s + c, next: s + c + 1 === nl ? nl + 1 : s + c + 1 };
+    }
+    return { end: nl, next: nl + 1 };
+  }
+
+  /** Where the line before the one starting at byte pos (> 0) starts. */
+  private prevStart(pos: number): number {
+    const buf = this.buf!;
+    // the break that ends the line before: pos - 1 (\n or a lone \r), or a CRLF's \r before it
+    let brk = pos - 1;
+    if (brk > 0 && buf[brk] === 10 && buf[brk - 1] === 13) brk--;
+    if (brk <= 0) return 0;
+    const nl = buf.lastIndexOf(10, brk - 1);
+    // (a CR found here is a lone one: a CRLF's \n after it would be found first)
+    const cr = this.hasCr ? buf.lastIndexOf(13, brk - 1) : -1;
+    return Math.max(nl, cr) + 1;
   }
 
   /** Byte offset of line k's start, walking from a known line start (windows are near one: the
@@ -165,37 +191,22 @@ export class BlockContext<T> implements BlockHooks {
   private startOf(k: number): number | undefined {
     const known = this.starts.get(k);
     if (known !== undefined) return known;
-    const buf = this.buf!;
-    let j = this.starts.has(k - 1) ? k - 1 : this.starts.has(this.anchor) ? this.anchor : this.first;
+    this.hasCr ??= this.buf!.indexOf(13) >= 0;
+    let j = this.starts.has(k - 1) ? k - 1 : this.starts.has(k + 1) ? k + 1 : this.starts.has(this.anchor) ? this.anchor : this.first;
     let pos = this.starts.get(j)!;
     if (j > k) {
-      // back from line j: the line before starts after the newline before its own
       for (; j > k; j--) {
         if (pos <= 0) return undefined;
-        pos = pos - 2 < 0 ? 0 : buf.lastIndexOf(10, pos - 2) + 1;
+        pos = this.prevStart(pos);
       }
     } else {
       for (; j < k; j++) {
-        const e = buf.indexOf(10, pos);
-        if (e < 0 || e >= this.n) return undefined;
-        pos = e + 1;
+        if (pos >= this.n) return undefined;
+        pos = this.lineEnd(pos).next;
       }
       if (pos >= this.n) return undefined;
     }
     this.starts.set(k, pos);
     return pos;
   }
-}
-
-/** A block of text as lines, as lines.ts counts them: \n, \r\n and a lone \r end a line. */
-function splitBlock(text: string): string[] {
-  const segs = text.split('\n');
-  if (text.endsWith('\n')) segs.pop();
-  const out: string[] = [];
-  for (let s of segs) {
-    if (s.length && s.charCodeAt(s.length - 1) === 13) s = s.slice(0, -1);
-    if (s.indexOf('\r') < 0) out.push(s);
-    else for (const p of s.split('\r')) out.push(p);
-  }
-  return out;
 }

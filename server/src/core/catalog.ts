@@ -6,7 +6,7 @@
 import type { ErrorRecord } from './record';
 import { type EngineEntry, type LineMatch, MatchEngine } from './engine';
 import { captureNames } from './pattern';
-import { type Confidence, type MatchContext, matchConfidence } from './confidence';
+import { type Confidence, type LineFacts, type MatchContext, lineFacts, matchConfidence } from './confidence';
 import { type ErrorBlock, type FrameHit, compareHits, findBlocks, frameHit } from './blocks';
 import { SEARCH_SCORE, type SearchHit, SearchIndex } from './search';
 
@@ -22,8 +22,8 @@ export interface RecordMatch {
 }
 
 /** A record's match on a line, with its confidence. */
-export function recordMatch(record: ErrorRecord, match: LineMatch, line: string, ctx?: MatchContext): RecordMatch {
-  return { record, match, confidence: matchConfidence(record, match, line, ctx) };
+export function recordMatch(record: ErrorRecord, match: LineMatch, line: string, ctx?: MatchContext, facts?: LineFacts): RecordMatch {
+  return { record, match, confidence: matchConfidence(record, match, line, ctx, facts) };
 }
 
 /** Lines of a text: split at \r\n, \n and lone \r (as editors and LSP count lines). */
@@ -90,11 +90,12 @@ export function rankMatch(a: RecordMatch, b: RecordMatch): number {
 /** The matches of one exception line of `block`, in its context: each with the confidence of an
  * exception line (core/confidence: role 'exception', frameMatch when a frame names the record's
  * raise site) and that frame; ranked (rankMatch). */
-export function matchInBlock(matches: readonly RecordMatch[], line: string, block: ErrorBlock): RecordMatch[] {
+export function matchInBlock(matches: readonly Pick<RecordMatch, 'record' | 'match'>[], line: string, block: ErrorBlock): RecordMatch[] {
+  const facts = matches.length ? lineFacts(line) : undefined;
   const out = matches.map((m): RecordMatch => {
     const hit = frameHit(block, m.record.filePath, m.record.lineNumber);
     const ctx: MatchContext = hit ? { role: 'exception', frameMatch: hit.line ? 'line' : 'file' } : { role: 'exception' };
-    const r: RecordMatch = { record: m.record, match: m.match, confidence: matchConfidence(m.record, m.match, line, ctx) };
+    const r: RecordMatch = { record: m.record, match: m.match, confidence: matchConfidence(m.record, m.match, line, ctx, facts) };
     if (hit) r.frame = hit;
     return r;
   });
@@ -207,7 +208,10 @@ export class Catalog implements RecordCatalog {
   /** Every record matching the line, ranked (one match per record). */
   matchLine(line: string): RecordMatch[] {
     // (no mightMatch first: it runs the same prefilter pass that matchLine starts with)
-    const ms = this.engine.matchLine(line).map((m) => recordMatch(this.records[m.entry]!, m, line));
+    const lms = this.engine.matchLine(line);
+    if (lms.length === 0) return [];
+    const facts = lineFacts(line);
+    const ms = lms.map((m) => recordMatch(this.records[m.entry]!, m, line, undefined, facts));
     if (ms.length > 1) ms.sort(rankMatch);
     return ms;
   }

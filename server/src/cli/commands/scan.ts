@@ -6,10 +6,11 @@ import { defaultCacheDir, loadDatasetRecords } from '../../core/dataset';
 import { SEVERITIES, type Severity, severityRank } from '../../core/record';
 import { flag, parseArgs, stringOption, stringsOption } from '../args';
 import { type Command, EXIT_FINDINGS, EXIT_OK, IoError, type Io, UsageError } from '../command';
-import { forEachMatchingLine } from '../lines';
+import { forEachMatchingLine } from '../../core/lineScan';
 import { Output } from '../output';
 import { checkReadable, formatProblem, loadCatalog } from '../records';
 import { type RecordMatch, bestOfBlock, matchInBlock, recordMatch } from '../../core/catalog';
+import { lineFacts } from '../../core/confidence';
 import type { ErrorBlock } from '../../core/blocks';
 import type { LineMatch } from '../../core/engine';
 import { BlockContext } from '../blockContext';
@@ -121,17 +122,22 @@ export const scan: Command = {
           if (best) report(pending.lines.find((l) => l.ms.includes(best))!.n, best, pending.block);
           pending = undefined;
         };
-        const toRecordMatches = (ms: LineMatch[], line: string) => ms.map((lm) => recordMatch(catalog.records[lm.entry]!, lm, line));
         const blocks = new BlockContext<LineMatch[]>((n, line, ms, block, role) => {
           if (pending && pending.block !== block) flushBlock();
-          if (!block) for (const m of toRecordMatches(ms, line)) report(n, m);
-          else if (role === 'exception') (pending ??= { block, lines: [] }).lines.push({ n, ms: matchInBlock(toRecordMatches(ms, line), line, block) });
+          if (!block) {
+            const facts = lineFacts(line);
+            for (const lm of ms) report(n, recordMatch(catalog.records[lm.entry]!, lm, line, undefined, facts));
+          } else if (role === 'exception') {
+            const lineMatches = matchInBlock(ms.map((lm) => ({ record: catalog.records[lm.entry]!, match: lm })), line, block);
+            (pending ??= { block, lines: [] }).lines.push({ n, ms: lineMatches });
+          }
           // frames, quoted code and other block lines: context, never matches
         });
         const stats = await forEachMatchingLine(
           input,
           catalog.engine,
-          (n, ms, line, start) => blocks.match(n, line, start, ms),
+          // (the matches are made now: `hits` is valid during the call only, and a window decides later)
+          (n, hits) => blocks.match(n, hits.text(), hits.byteStart(), hits.matches()),
           async () => {
             if (out.full) await out.flush();
             return !out.closed;
