@@ -2,6 +2,8 @@
 // on this machine: see its make.sh) in every form logs wrap them in; the incremental index and the
 // stream give what a full parse gives; frames name raise sites; junk never throws.
 import * as assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import {
   BlockIndex,
   BlockStream,
@@ -10,6 +12,7 @@ import {
   MAX_BLOCK_LINES,
   arraySource,
   classify,
+  compareHits,
   findBlocks,
   frameHit,
   framePathMatches,
@@ -23,6 +26,8 @@ import {
 } from '../../server/src/core/blocks';
 import { FORMS, facts, traceFiles, traceLines } from './traces';
 
+const REAL = path.join(__dirname, '../fixtures/real');
+
 type Expect = { kind: string; lines: [number, number]; cls?: string; message: string | null; raised: string | null; frames: number; chain?: string };
 
 /** What each real trace holds (checked by reading the traces). */
@@ -30,7 +35,8 @@ const EXPECTED: Record<string, Expect[]> = {
   'python/asyncio_task_done.txt': [{ kind: 'python', lines: [0, 16], cls: 'ValueError', message: 'task_done() called too many times', raised: '/usr/lib/python3.11/asyncio/queues.py:201', frames: 6 }],
   'python/bz2_mode.txt': [{ kind: 'python', lines: [0, 8], cls: 'ValueError', message: "Invalid mode: 'rz'", raised: '/usr/lib/python3.11/bz2.py:78', frames: 3 }],
   'python/carets.txt': [{ kind: 'python', lines: [0, 6], cls: 'TypeError', message: "join() argument must be str, bytes, or os.PathLike object, not 'int'", raised: '<frozen genericpath>:152', frames: 3 }],
-  'python/compile_error.txt': [{ kind: 'python', lines: [0, 6], cls: 'SyntaxError', message: 'invalid syntax', raised: 'settings.cfg:1', frames: 2 }],
+  // (the SyntaxError's `File "settings.cfg", line 1` says where the bad code is: compile() raised)
+  'python/compile_error.txt': [{ kind: 'python', lines: [0, 6], cls: 'SyntaxError', message: 'invalid syntax', raised: '/tmp/ee-traces/python/compile_error.py:1', frames: 2 }],
   'python/configparser_nosection.txt': [{ kind: 'python', lines: [0, 8], cls: 'configparser.NoSectionError', message: "No section: 'b'", raised: '/usr/lib/python3.11/configparser.py:1168', frames: 3 }],
   'python/during_handling.txt': [{ kind: 'python', lines: [0, 5], cls: 'ValueError', message: "unknown archive format 'zipp'", raised: '/usr/lib/python3.11/shutil.py:1105', frames: 2 }],
   'python/gzip_mode.txt': [{ kind: 'python', lines: [0, 9], cls: 'ValueError', message: "invalid mode: 'rzb'", raised: '/usr/lib/python3.11/gzip.py:174', frames: 3 }],
@@ -55,6 +61,8 @@ const EXPECTED: Record<string, Expect[]> = {
   'python/subprocess_check.txt': [{ kind: 'python', lines: [0, 5], cls: 'subprocess.CalledProcessError', message: "Command '['false']' returned non-zero exit status 1.", raised: '/usr/lib/python3.11/subprocess.py:571', frames: 2 }],
   'python/syntax_error.txt': [{ kind: 'python', lines: [0, 3], cls: 'SyntaxError', message: 'invalid syntax', raised: '/tmp/ee-traces/python/syntax_error.py:1', frames: 1 }],
   'python/tarfile_open.txt': [{ kind: 'python', lines: [0, 9], cls: 'tarfile.ReadError', message: 'file could not be opened successfully:', raised: '/usr/lib/python3.11/tarfile.py:1669', frames: 2 }],
+  // (threading's `Exception in thread worker-7:` heads its traceback)
+  'python/thread_raise.txt': [{ kind: 'python', lines: [0, 8], cls: 'tarfile.CompressionError', message: "unknown compression type 'zz'", raised: '/usr/lib/python3.11/tarfile.py:1681', frames: 3 }],
   'python/threading_wait.txt': [{ kind: 'python', lines: [0, 5], cls: 'RuntimeError', message: 'cannot wait on un-acquired lock', raised: '/usr/lib/python3.11/threading.py:312', frames: 2 }],
   'python/wave_sampwidth.txt': [
     { kind: 'python', lines: [0, 5], cls: 'wave.Error', message: 'bad sample width', raised: '/usr/lib/python3.11/wave.py:474', frames: 2 },
@@ -65,7 +73,8 @@ const EXPECTED: Record<string, Expect[]> = {
   'node/async_json.txt': [{ kind: 'node', lines: [0, 7], cls: 'SyntaxError', message: 'Expected double-quoted property name in JSON at position 8', raised: '/tmp/ee-traces/node/async_json.js:3', frames: 2 }],
   'node/error_cause.txt': [
     { kind: 'node', lines: [0, 11], cls: 'Error', message: 'settings.json5 is invalid', raised: '/tmp/ee-traces/node/error_cause.js:6', frames: 6 },
-    { kind: 'node', lines: [12, 25], cls: 'SyntaxError', message: "JSON5: invalid character '}' at 1:5", raised: '/tmp/ee-traces/node/node_modules/json5/lib/parse.js:1110', frames: 10, chain: 'cause-of-previous' },
+    // (its last line: the `}` closing the properties of the error it is the cause of)
+    { kind: 'node', lines: [12, 26], cls: 'SyntaxError', message: "JSON5: invalid character '}' at 1:5", raised: '/tmp/ee-traces/node/node_modules/json5/lib/parse.js:1110', frames: 10, chain: 'cause-of-previous' },
   ],
   'node/esm_throw.txt': [{ kind: 'node', lines: [0, 11], cls: 'TypeError', message: 'Expected pattern to be a non-empty string', raised: '/tmp/ee-traces/node/node_modules/picomatch/lib/picomatch.js:59', frames: 7 }],
   'node/fill_range.txt': [{ kind: 'node', lines: [0, 14], cls: 'RangeError', message: "Invalid range arguments: [ '1.5', '3' ]", raised: '/tmp/ee-traces/node/node_modules/fill-range/index.js:115', frames: 10 }],
@@ -250,6 +259,65 @@ describe('error blocks (core/blocks)', () => {
     });
   });
 
+  describe('real corpora (test/fixtures/real: printed by Python and Node, truth from the exception objects)', () => {
+    interface TruthBlock {
+      id: string;
+      form: string;
+      firstLine: number;
+      lastLine: number;
+      exceptionLine: number;
+      class: string;
+      raise?: { logLine: number | null } | null;
+      throwFrame?: { logLine: number };
+      frames: { logLine: number | null }[];
+    }
+    const corpus = (name: string) => {
+      const lines = readFileSync(path.join(REAL, `${name}.log`), 'utf8').split('\n');
+      const truth = JSON.parse(readFileSync(path.join(REAL, `${name}.truth.json`), 'utf8')) as { blocks: TruthBlock[]; noiseLines: number[] };
+      return { lines, truth, blocks: findBlocks(lines) };
+    };
+    /** The blocks a truth block spans: its exception's block with the chain around it (1-based). */
+    const span = (blocks: ErrorBlock[], b: ErrorBlock): [number, number] => {
+      let i = blocks.indexOf(b);
+      while (i > 0 && blocks[i]!.chain && blocks[i]!.chain !== 'cause-of-previous') i--;
+      let e = blocks.indexOf(b);
+      while (e + 1 < blocks.length && blocks[e + 1]!.chain === 'cause-of-previous') e++;
+      return [blocks[i]!.first + 1, blocks[e]!.last + 1];
+    };
+
+    for (const name of ['python-tracebacks', 'node-stacks']) {
+      it(`${name}: every traceback's lines, exception line, frames and raising frame; no noise line inside a block`, () => {
+        const { truth, blocks } = corpus(name);
+        let checked = 0;
+        for (const t of truth.blocks) {
+          // pytest's own report (--tb=long/short) is not a traceback this parser reads (follow-up)
+          if (t.form.startsWith('pytest')) continue;
+          const k = t.exceptionLine - 1;
+          const b = blocks.find((x) => x.first <= k && k <= x.last);
+          assert.ok(b, `${t.id}: a block holds the exception line`);
+          assert.equal(b.roles[k - b.first], 'exception', `${t.id}: exception line`);
+          for (const f of t.frames) if (f.logLine !== null && f.logLine - 1 >= b.first) assert.equal(b.roles[f.logLine - 1 - b.first], 'frame', `${t.id}: frame at ${f.logLine}`);
+          const raising = name === 'node-stacks' ? t.throwFrame!.logLine : t.raise?.logLine;
+          if (raising) assert.equal(b.frames[b.raising]!.lineIndex + 1, raising, `${t.id}: the raising frame`);
+          const [first, last] = span(blocks, b);
+          assert.equal(last, t.lastLine, `${t.id}: last line`);
+          if (t.form === 'logging') {
+            // the logging call's own line above the traceback (`ERROR worker: job 1004 failed: …`)
+            // is a log line of its own: text alone cannot tell it from any log line before a
+            // traceback (the corpus has both)
+            assert.equal(first, t.firstLine + 1, `${t.id}: first line`);
+          } else if (t.id !== 'multiprocessing_pool_error') {
+            // (there the worker's RemoteTraceback, a string, heads the chain: its block starts at its Traceback line)
+            assert.equal(first, t.firstLine, `${t.id}: first line`);
+          }
+          checked++;
+        }
+        assert.equal(checked, name === 'node-stacks' ? 35 : 73);
+        for (const l of truth.noiseLines) assert.ok(!blocks.some((b) => b.first <= l - 1 && l - 1 <= b.last), `noise line ${l} is in no block`);
+      });
+    }
+  });
+
   describe('rules', () => {
     it('frame lines are frames by their own text; ordinary text with "at" is not', () => {
       for (const f of [
@@ -371,16 +439,30 @@ describe('error blocks (core/blocks)', () => {
     it('the raising frame first, then nearer frames; the raise line before the file only', () => {
       const py = traceLines('python/asyncio_task_done.txt');
       const b = findBlocks(py)[0]!;
-      assert.deepEqual(frameHit(b, 'asyncio/queues.py', 201), { index: 5, distance: 0, line: true });
-      assert.deepEqual(frameHit(b, 'asyncio/queues.py', 150), { index: 5, distance: 0, line: false });
-      assert.deepEqual(frameHit(b, 'asyncio/base_events.py', 653), { index: 3, distance: 2, line: true });
+      assert.deepEqual(frameHit(b, 'asyncio/queues.py', 201), { index: 5, distance: 0, line: true, whole: true });
+      assert.deepEqual(frameHit(b, 'asyncio/queues.py', 150), { index: 5, distance: 0, line: false, whole: true });
+      assert.deepEqual(frameHit(b, 'asyncio/base_events.py', 653), { index: 3, distance: 2, line: true, whole: true });
       assert.equal(frameHit(b, 'queue.py', 75), undefined);
       assert.equal(frameHit(b, null, 1), undefined);
       const node = traceLines('node/esm_throw.txt');
       const nb = findBlocks(node)[0]!;
-      assert.deepEqual(frameHit(nb, 'picomatch/lib/picomatch.js', 59), { index: 0, distance: 0, line: true });
-      assert.deepEqual(frameHit(nb, 'picomatch/index.js', 13), { index: 1, distance: 1, line: true });
+      assert.deepEqual(frameHit(nb, 'picomatch/lib/picomatch.js', 59), { index: 0, distance: 0, line: true, whole: true });
+      assert.deepEqual(frameHit(nb, 'picomatch/index.js', 13), { index: 1, distance: 1, line: true, whole: true });
       assert.equal(frameHit(nb, 'tsx/dist/cli.mjs', 21), undefined, "tsx's bundled copy of picomatch is not in the stack");
+    });
+
+    it('one frame naming a package and a copy nested in another package: the package first (real node-stacks.log, minimatch)', () => {
+      const lines = readFileSync(path.join(REAL, 'node-stacks.log'), 'utf8').split('\n');
+      const exc = lines.indexOf('TypeError: pattern is too long');
+      const b = findBlocks(lines).find((x) => x.first === exc)!;
+      const top = frameHit(b, 'minimatch/dist/commonjs/assert-valid-pattern.js', 10)!;
+      const nested = frameHit(b, 'mocha/node_modules/minimatch/dist/commonjs/assert-valid-pattern.js', 10)!;
+      // the frame names both (a frame of mocha's copy would print .../mocha/node_modules/minimatch/...)
+      assert.deepEqual([top, nested], [
+        { index: 0, distance: 0, line: true, whole: true },
+        { index: 0, distance: 0, line: true, whole: false },
+      ]);
+      assert.ok(compareHits(top, nested) < 0 && compareHits(nested, top) > 0);
     });
   });
 

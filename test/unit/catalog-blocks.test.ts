@@ -116,10 +116,12 @@ describe('catalog with error blocks', () => {
     const base = catalog.matchLine(line);
     assert.ok(base.length >= 2);
     const [a, b] = base as [RecordMatch, RecordMatch];
-    const withFrame = (m: RecordMatch, distance: number, lineHit: boolean): RecordMatch => ({ ...m, frame: { index: distance, distance, line: lineHit } });
+    const withFrame = (m: RecordMatch, distance: number, lineHit: boolean, whole = true): RecordMatch => ({ ...m, frame: { index: distance, distance, line: lineHit, whole } });
     assert.ok(rankMatch(withFrame(b, 0, false), a) < 0, 'a frame beats no frame');
     assert.ok(rankMatch(withFrame(b, 0, false), withFrame(a, 1, true)) < 0, 'the raising frame beats a farther one');
     assert.ok(rankMatch(withFrame(b, 1, true), withFrame(a, 1, false)) < 0, 'at the same frame, the raise line beats the file');
+    assert.ok(rankMatch(withFrame(b, 0, true, true), withFrame(a, 0, true, false)) < 0, 'then the whole path beats a copy nested in another package');
+    assert.ok(rankMatch(withFrame(b, 0, false, false), withFrame(a, 1, true, true)) < 0, 'but the frame decides first');
     const coded = { ...a, match: { ...a.match, codeInLine: true } };
     assert.ok(rankMatch(coded, withFrame(b, 0, true)) < 0, 'the error code still comes first');
     assert.equal(recordMatch(a.record, a.match, line).frame, undefined);

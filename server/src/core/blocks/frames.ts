@@ -16,6 +16,8 @@ export interface FrameHit {
   distance: number;
   /** The frame's line is the record's lineNumber (within LINE_SLACK), not only its file. */
   line: boolean;
+  /** The frame's path ends with the record's whole path (wholePathMatches). */
+  whole: boolean;
 }
 
 /** A frame's file as a comparable path: forward slashes, no `file://`, `<frozen x>` -> `x.py`. */
@@ -55,6 +57,15 @@ function normalizeRecordPath(p: string): string {
   return p.trim().replace(/\\/g, '/').replace(/^(?:\.\/)+/, '').replace(/^\/+/, '');
 }
 
+/** Does the frame's path end with the whole of the record's path (not only with what follows its
+ * install root)? Between two records named by one frame, this one is that file: the top-level
+ * `minimatch/dist/x.js`, not the copy `mocha/node_modules/minimatch/dist/x.js`. */
+function wholePathMatches(frameFile: string, recordPath: string): boolean {
+  const f = normalizeFramePath(frameFile);
+  const r = normalizeRecordPath(recordPath);
+  return !!f && !!r && (f === r || f.endsWith('/' + r));
+}
+
 /** Does a frame's file name the record's (repository-relative) filePath? */
 export function framePathMatches(frameFile: string, recordPath: string): boolean {
   const f = normalizeFramePath(frameFile);
@@ -82,6 +93,7 @@ export function frameHit(block: Pick<ErrorBlock, 'frames' | 'raising'>, filePath
       index: i,
       distance: Math.abs(i - raising),
       line: lineNumber != null && Math.abs(fr.line - lineNumber) <= LINE_SLACK,
+      whole: wholePathMatches(fr.file, filePath),
     };
     if (!best || compareHits(hit, best) < 0) best = hit;
   }
@@ -89,10 +101,12 @@ export function frameHit(block: Pick<ErrorBlock, 'frames' | 'raising'>, filePath
 }
 
 /** Ranking of two frame hits: the raising frame first, then closer frames; at one frame the raise
- * line before the file only. Undefined (no hit) last. */
+ * line before the file only, then the whole path before its package part only. Undefined (no hit)
+ * last. */
 export function compareHits(a: FrameHit | undefined, b: FrameHit | undefined): number {
   if (!a || !b) return a ? -1 : b ? 1 : 0;
   if (a.distance !== b.distance) return a.distance - b.distance;
   if (a.line !== b.line) return a.line ? -1 : 1;
+  if (a.whole !== b.whole) return a.whole ? -1 : 1;
   return 0;
 }

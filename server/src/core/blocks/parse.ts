@@ -368,7 +368,30 @@ function python(src: LineSource, start: number, headerAt: number, at: number, ch
     break;
   }
   if (b.frames.length === 0 && b.exceptions.length === 0 && headerAt < 0) return undefined;
-  return b.build('python', 'last', chain);
+  const block = b.build('python', 'last', chain);
+  // a SyntaxError prints where the bad code is as a last `File "x", line N` without `, in f`: not
+  // a call, so the raising frame is the last call frame before it (ast.parse -> compile)
+  const fr = block?.frames;
+  if (block && fr && fr.length > 1 && fr[fr.length - 1]!.function === undefined) {
+    let k = fr.length - 2;
+    while (k >= 0 && fr[k]!.function === undefined) k--;
+    if (k >= 0) block.raising = k;
+  }
+  return block;
+}
+
+/** `Exception in thread worker-1:` (threading's excepthook; Java's has the class on the line). */
+const PY_THREAD = /(?:^|\s)Exception in thread [^"\s][^"]*:$/;
+
+/** A Python thread's traceback: the `Exception in thread NAME:` line right above its header. */
+function pythonThread(src: LineSource, i: number, info: LineInfo): ErrorBlock | undefined {
+  if (info.text.charCodeAt(info.text.length - 1) !== 0x3a /* : */) return undefined;
+  const m = PY_THREAD.exec(info.text);
+  if (!m) return undefined;
+  const at = m.index + (m[0].startsWith('E') ? 0 : 1);
+  const next = new Prefixed(src, info.text, at).line(i + 1);
+  if (!next || next.info.shape.kind !== 'py-header' || next.info.shape.at < next.off) return undefined;
+  return python(src, i, i + 1, at, undefined);
 }
 
 /** Further lines of an exception message, from line j: until a blank line, a new block, a new log
@@ -387,14 +410,18 @@ function messageLines(b: Builder, pre: Prefixed, j: number, max: number): void {
 }
 
 /** Does a stack start at line j whose first line has no shape of its own (Node's throw site with
- * its source line and caret, or a header right above a frame)? A cheap look at j + 1 and j + 2. */
+ * its source line and caret, a header right above a frame, a Python thread's header)? A cheap look
+ * at j + 1 and j + 2. */
 function startsStack(pre: Prefixed, j: number, info: LineInfo): boolean {
   if (trailingLocation(info.text) >= 0) {
     const caret = pre.line(j + 2);
     if (caret && isCaretLine(caret.info.text.slice(caret.off))) return true;
   }
   const next = pre.line(j + 1);
-  return !!next && isFrameKind(next.info.shape.kind) && !!exceptionHeader(info.text);
+  if (!next) return false;
+  // a Python thread's `Exception in thread NAME:` above its Traceback header
+  if (next.info.shape.kind === 'py-header') return PY_THREAD.test(info.text);
+  return isFrameKind(next.info.shape.kind) && !!exceptionHeader(info.text);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -424,6 +451,8 @@ function stack(
 ): ErrorBlock | undefined {
   const b = new Builder(start);
   let j = start;
+  /** Indentation of a Node `[cause]:` header, else -1. */
+  let causeIndent = -1;
   if (header >= 0) {
     // Node's preamble: the throw site, the source line, the caret, maybe a blank line
     // (the throw site is the same place as the first `at` line: a frame line, not a second frame)
@@ -431,7 +460,10 @@ function stack(
     const hi = src.get(header)!;
     b.role('exception');
     b.exception(hi, header, h!.msg, h!.cls, h!.code);
-    if (/\[cause\]: \S/.test(hi.text.slice(0, h!.cls[0] + 1))) chain = 'cause-of-previous';
+    if (/\[cause\]: \S/.test(hi.text.slice(0, h!.cls[0] + 1))) {
+      chain = 'cause-of-previous';
+      causeIndent = indentOf(hi.text, pre.len);
+    }
     for (j = header + 1; j < f; j++) {
       const l = pre.line(j);
       if (!l) return b.build(kind, 'first', chain);
@@ -462,6 +494,15 @@ function stack(
     }
     break;
   }
+  if (causeIndent >= 0) {
+    // a `[cause]:` is printed inside its error's properties: the `}` lines that close them (less
+    // indented than the cause) end the whole error, so they end its last cause's block
+    for (let k = 0; k < 8 && !b.full; k++, j++) {
+      const l = pre.line(j);
+      if (!l || l.info.text.slice(l.off).trim() !== '}' || indentOf(l.info.text, l.off) >= causeIndent) break;
+      b.role('other');
+    }
+  }
   return b.build(kind, 'first', chain);
 }
 
@@ -484,7 +525,7 @@ function props(b: Builder, pre: Prefixed, j: number): number {
 /** A block starting at a line of free text: Node's uncaught-exception preamble, an exception
  * header whose frames follow (`Error: msg` + `    at …`), or the message line right above a stack. */
 function fromText(src: LineSource, i: number, info: LineInfo): ErrorBlock | undefined {
-  return nodePreamble(src, i, info) ?? headerAbove(src, i, info);
+  return nodePreamble(src, i, info) ?? pythonThread(src, i, info) ?? headerAbove(src, i, info);
 }
 
 /** Where `file:line` starts when the line ends with one (Node's throw site), else -1. */
