@@ -619,6 +619,30 @@ describe('error blocks (core/blocks)', () => {
       assert.deepEqual(got, ['103:frame', '104:quoted', '105:exception', '500:-']);
     });
 
+    it('the stream counts the lines with a payload it has not handed back (pendingPayloads)', () => {
+      const lines = traceLines('python/shutil_archive.txt');
+      const exc = lines.findIndex((l) => l.startsWith('ValueError:'));
+      const handed: number[] = [];
+      const s = new BlockStream<number>((l) => {
+        if (l.payload !== undefined) handed.push(l.payload);
+      });
+      const pending: number[] = [];
+      lines.forEach((l, i) => {
+        s.push(i, l, i === 0 || i === exc ? i : undefined);
+        pending.push(s.pendingPayloads);
+      });
+      // the traceback is decided only once LOOKAHEAD lines follow its start (not there yet)
+      assert.equal(pending[exc], 2);
+      for (let i = 0; i < LOOKAHEAD + 1; i++) s.push(lines.length + i, `2026-12-01 INFO line ${i}`);
+      assert.equal(s.pendingPayloads, 0);
+      assert.deepEqual(handed, [0, exc]);
+      s.push(1000, 'ValueError: alone', 7);
+      assert.equal(s.pendingPayloads, 1);
+      s.end();
+      assert.equal(s.pendingPayloads, 0);
+      assert.deepEqual(handed, [0, exc, 7]);
+    });
+
     it('the stream keeps a bounded buffer on endless frames', () => {
       let maxPending = 0;
       let emitted = 0;

@@ -20,6 +20,8 @@ export const AFTER = 48;
 /** A matched line with no block shape within this many lines (and no exception header of its own)
  * is outside any block. */
 export const NEAR = 4;
+/** Lines whose start and text are remembered (more than a window). */
+const RING = 1024;
 
 export type Emit<T> = (lineNumber: number, line: string, payload: T, block: ErrorBlock | undefined, role: BlockLineRole | undefined) => void;
 
@@ -34,13 +36,20 @@ export class BlockContext<T> implements BlockHooks {
   private first = 1;
   /** Does the block hold a CR (CRLF or lone CR line ends)? Looked up on first need. */
   private hasCr: boolean | undefined;
-  /** Byte offsets of line starts known in this block (line number -> offset). */
-  private starts = new Map<number, number>();
-  private cache = new Map<number, string>();
+  /** Lines of this block looked at lately: their start offsets and decoded text (slot k % RING). */
+  private readonly ringKey = new Float64Array(RING).fill(-1);
+  private readonly ringStart = new Int32Array(RING);
+  private readonly ringText: (string | undefined)[] = new Array<string | undefined>(RING);
+  /** Where a line's text ends and the next line starts (lineEnd's results). */
+  private textEnd = 0;
+  private nextStart = 0;
+  /** hasBlockShape of lines looked at by nearBlock (line numbers are the input's: kept across blocks). */
+  private shapes = new Map<number, boolean>();
   /** The last line of this block, once known. */
   private last = Infinity;
-  /** The last matched line (its start is known). */
+  /** The last matched line of this block and its start (-1: none yet). */
   private anchor = 0;
+  private anchorStart = -1;
   /** The last lines of the previous byte block: line number of tail[0]. */
   private tail: string[] = [];
   private tailFirst = 0;
@@ -56,8 +65,9 @@ export class BlockContext<T> implements BlockHooks {
     this.n = n;
     this.first = firstLine;
     this.hasCr = undefined;
-    this.starts = new Map([[firstLine, 0]]);
-    this.cache = new Map();
+    this.ringKey.fill(-1);
+    this.ringText.fill(undefined);
+    this.anchorStart = -1;
     this.last = Infinity;
   }
 
@@ -66,7 +76,7 @@ export class BlockContext<T> implements BlockHooks {
     this.feedTo(Math.min(this.want, lastLine));
     // the bytes are reused for the next block: keep its last lines for windows that reach back,
     // read backwards from the block's end (not walked to from its last matched line)
-    if (!this.starts.has(lastLine + 1)) this.starts.set(lastLine + 1, this.n);
+    if (this.startKnown(lastLine + 1) < 0) this.setStart(lastLine + 1, this.n);
     // (and the previous tail's lines still that near: a byte block may hold a few lines only)
     const from = Math.max(this.first, lastLine - BEFORE + 1);
     const kept: string[] = [];
@@ -84,9 +94,10 @@ export class BlockContext<T> implements BlockHooks {
   /** A matched line of the current byte block (lineNumber 1-based; byteStart: its offset in the
    * block's bytes, LineHits.byteStart()). */
   match(lineNumber: number, line: string, byteStart: number, payload: T): void {
-    this.starts.set(lineNumber, byteStart);
-    this.cache.set(lineNumber, line);
+    this.setStart(lineNumber, byteStart);
+    this.ringText[this.slot(lineNumber)] = line;
     this.anchor = lineNumber;
+    this.anchorStart = byteStart;
     if (isFrameLine(line)) return; // context, never an error of its own (fed plain when a window wants it)
     let from = this.fed + 1;
     if (lineNumber > this.want) {
@@ -118,11 +129,12 @@ export class BlockContext<T> implements BlockHooks {
     this.fed = k;
   }
 
-  /** Feed the lines after the last fed one up to `to` (within this block). */
+  /** Feed the lines after the last fed one up to `to` (within this block), while the stream still
+   * holds matched lines it has not handed back (after that, more lines decide nothing). */
   private feedTo(to: number): void {
     if (!this.buf) return;
     const end = Math.min(to, this.last);
-    for (let k = Math.max(this.fed + 1, this.first); k <= end; k++) {
+    for (let k = Math.max(this.fed + 1, this.first); k <= end && this.stream.pendingPayloads > 0; k++) {
       const l = this.lineAt(k);
       if (l === undefined) break;
       this.feed(k, l, undefined);
@@ -132,11 +144,42 @@ export class BlockContext<T> implements BlockHooks {
   private nearBlock(lineNumber: number, line: string): boolean {
     if (hasBlockShape(line) || exceptionHeader(line)) return true;
     for (let k = lineNumber - NEAR; k <= lineNumber + NEAR; k++) {
-      if (k === lineNumber) continue;
-      const l = this.lineAt(k);
-      if (l !== undefined && hasBlockShape(l)) return true;
+      if (k !== lineNumber && this.shapeAt(k)) return true;
     }
     return false;
+  }
+
+  /** Has line k a block shape (hasBlockShape)? Remembered: matched lines next to each other look at
+   * the same neighbours. */
+  private shapeAt(k: number): boolean {
+    const known = this.shapes.get(k);
+    if (known !== undefined) return known;
+    const l = this.lineAt(k);
+    const has = l !== undefined && hasBlockShape(l);
+    if (l !== undefined) {
+      if (this.shapes.size > 4096) this.shapes.clear();
+      this.shapes.set(k, has);
+    }
+    return has;
+  }
+
+  private slot(k: number): number {
+    return k % RING;
+  }
+
+  /** Line k's start offset when known, else -1. */
+  private startKnown(k: number): number {
+    const i = this.slot(k);
+    return this.ringKey[i] === k ? this.ringStart[i]! : -1;
+  }
+
+  private setStart(k: number, pos: number): void {
+    const i = this.slot(k);
+    if (this.ringKey[i] !== k) {
+      this.ringKey[i] = k;
+      this.ringText[i] = undefined;
+    }
+    this.ringStart[i] = pos;
   }
 
   /** Line k: from this block's bytes, or the previous block's tail. */
@@ -146,31 +189,36 @@ export class BlockContext<T> implements BlockHooks {
       return i >= 0 && i < this.tail.length ? this.tail[i] : undefined;
     }
     if (k > this.last || !this.buf) return undefined;
-    const hit = this.cache.get(k);
-    if (hit !== undefined) return hit;
+    const i = this.slot(k);
+    if (this.ringKey[i] === k && this.ringText[i] !== undefined) return this.ringText[i];
     const s = this.startOf(k);
-    if (s === undefined) return undefined;
-    const { end, next } = this.lineEnd(s);
-    this.starts.set(k + 1, next);
+    if (s < 0) return undefined;
+    this.lineEnd(s);
+    const next = this.nextStart;
+    const line = this.buf.toString('utf8', s, this.textEnd);
+    this.ringText[i] = line; // (startOf set slot i to line k)
     if (next >= this.n) this.last = Math.min(this.last, k);
-    const line = this.buf.toString('utf8', s, end);
-    if (this.cache.size > 4096) this.cache.clear();
-    this.cache.set(k, line);
+    else this.setStart(k + 1, next);
     return line;
   }
 
   /** The line starting at byte s: where its text ends (before \n, \r\n or a lone \r) and where the
-   * next line starts. */
-  private lineEnd(s: number): { end: number; next: number } {
+   * next line starts, in textEnd and nextStart. */
+  private lineEnd(s: number): void {
     const buf = this.buf!;
     let nl = buf.indexOf(10, s);
     if (nl < 0) nl = this.n;
     if ((this.hasCr ??= buf.indexOf(13) >= 0)) {
       const c = buf.subarray(s, nl).indexOf(13);
       // a CR before the \n: a CRLF when right before it, else a lone CR ending the line
-      if (c >= 0) return { end: s + c, next: s + c + 1 === nl ? nl + 1 : s + c + 1 };
+      if (c >= 0) {
+        this.textEnd = s + c;
+        this.nextStart = s + c + 1 === nl ? nl + 1 : s + c + 1;
+        return;
+      }
     }
-    return { end: nl, next: nl + 1 };
+    this.textEnd = nl;
+    this.nextStart = nl + 1;
   }
 
   /** Where the line before the one starting at byte pos (> 0) starts. */
@@ -181,32 +229,38 @@ export class BlockContext<T> implements BlockHooks {
     if (brk > 0 && buf[brk] === 10 && buf[brk - 1] === 13) brk--;
     if (brk <= 0) return 0;
     const nl = buf.lastIndexOf(10, brk - 1);
-    // (a CR found here is a lone one: a CRLF's \n after it would be found first)
-    const cr = this.hasCr ? buf.lastIndexOf(13, brk - 1) : -1;
-    return Math.max(nl, cr) + 1;
+    if (!this.hasCr) return nl + 1;
+    // a lone CR between that \n and the break ends a line too (searched between them only)
+    const cr = buf.subarray(nl + 1, brk).lastIndexOf(13);
+    return cr >= 0 ? nl + 1 + cr + 1 : nl + 1;
   }
 
-  /** Byte offset of line k's start, walking from a known line start (windows are near one: the
-   * line before, the last matched line, or the block's start). */
-  private startOf(k: number): number | undefined {
-    const known = this.starts.get(k);
-    if (known !== undefined) return known;
+  /** Byte offset of line k's start (-1: not in this block), walking from a known line start
+   * (windows are near one: the line before or after, the last matched line, or the block's start). */
+  private startOf(k: number): number {
+    const known = this.startKnown(k);
+    if (known >= 0) return known;
     this.hasCr ??= this.buf!.indexOf(13) >= 0;
-    let j = this.starts.has(k - 1) ? k - 1 : this.starts.has(k + 1) ? k + 1 : this.starts.has(this.anchor) ? this.anchor : this.first;
-    let pos = this.starts.get(j)!;
+    let j: number;
+    let pos: number;
+    if ((pos = this.startKnown(k - 1)) >= 0) j = k - 1;
+    else if ((pos = this.startKnown(k + 1)) >= 0) j = k + 1;
+    else if (this.anchorStart >= 0) [j, pos] = [this.anchor, this.anchorStart];
+    else [j, pos] = [this.first, 0];
     if (j > k) {
       for (; j > k; j--) {
-        if (pos <= 0) return undefined;
+        if (pos <= 0) return -1;
         pos = this.prevStart(pos);
       }
     } else {
       for (; j < k; j++) {
-        if (pos >= this.n) return undefined;
-        pos = this.lineEnd(pos).next;
+        if (pos >= this.n) return -1;
+        this.lineEnd(pos);
+        pos = this.nextStart;
       }
-      if (pos >= this.n) return undefined;
+      if (pos >= this.n) return -1;
     }
-    this.starts.set(k, pos);
+    this.setStart(k, pos);
     return pos;
   }
 }

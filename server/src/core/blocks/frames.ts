@@ -57,43 +57,62 @@ function normalizeRecordPath(p: string): string {
   return p.trim().replace(/\\/g, '/').replace(/^(?:\.\/)+/, '').replace(/^\/+/, '');
 }
 
-/** Does the frame's path end with the whole of the record's path (not only with what follows its
- * install root)? Between two records named by one frame, this one is that file: the top-level
- * `minimatch/dist/x.js`, not the copy `mocha/node_modules/minimatch/dist/x.js`. */
-function wholePathMatches(frameFile: string, recordPath: string): boolean {
+/** A frame's file, normalized once per block (frameHit runs for every record matching a line). */
+interface FramePath {
+  /** normalizeFramePath of the file ('' when it names no file: `node:internal/x`). */
+  f: string;
+  /** What follows its last install root (or the whole path of a frozen module). */
+  tail: string | undefined;
+  /** A relative path (Java's package path, `src/x.ts`): a record path may end with it. */
+  relative: boolean;
+}
+
+function framePath(frameFile: string): FramePath {
   const f = normalizeFramePath(frameFile);
-  const r = normalizeRecordPath(recordPath);
-  return !!f && !!r && (f === r || f.endsWith('/' + r));
+  if (!f || f.startsWith('node:')) return { f: '', tail: undefined, relative: false };
+  // a frozen standard-library module (`<frozen genericpath>`) is a file of the library's root
+  const tail = frameFile.startsWith('<frozen ') ? f : packageTail(f);
+  return { f, tail, relative: !f.startsWith('/') && !/^[A-Za-z]:\//.test(f) && f.indexOf('/') >= 0 };
+}
+
+/** 2: the frame's path ends with the whole record path; 1: it names the record's file another way
+ * (its package tail, a relative frame path); 0: not the record's file. */
+function pathMatch(p: FramePath, r: string): 0 | 1 | 2 {
+  const { f, tail } = p;
+  if (!f || !r) return 0;
+  if (f === r || f.endsWith('/' + r)) return 2;
+  if (tail && (r === tail || r.endsWith('/' + tail))) return 1;
+  return p.relative && r.endsWith('/' + f) ? 1 : 0;
 }
 
 /** Does a frame's file name the record's (repository-relative) filePath? */
 export function framePathMatches(frameFile: string, recordPath: string): boolean {
-  const f = normalizeFramePath(frameFile);
-  const r = normalizeRecordPath(recordPath);
-  if (!f || !r || f.startsWith('node:')) return false;
-  if (f === r || f.endsWith('/' + r)) return true;
-  // a frozen standard-library module (`<frozen genericpath>`) is a file of the library's root
-  const tail = frameFile.startsWith('<frozen ') ? f : packageTail(f);
-  if (tail && (r === tail || r.endsWith('/' + tail))) return true;
-  // relative frame paths (Java's package path, `src/x.ts`): the record path may be longer
-  return !f.startsWith('/') && !/^[A-Za-z]:\//.test(f) && f.indexOf('/') >= 0 && r.endsWith('/' + f);
+  return pathMatch(framePath(frameFile), normalizeRecordPath(recordPath)) > 0;
 }
 
+const framePaths = new WeakMap<readonly Frame[], FramePath[]>();
+
 /** The frame of `block` that names the record's raise site (closest to the raising frame; the raise
- * line before the file only), or undefined. */
+ * line before the file only; a frame's path ending with the record's whole path before one naming
+ * it by its package tail only: the top-level `minimatch/dist/x.js`, not the copy
+ * `mocha/node_modules/minimatch/dist/x.js`), or undefined. */
 export function frameHit(block: Pick<ErrorBlock, 'frames' | 'raising'>, filePath: string | null | undefined, lineNumber: number | null | undefined): FrameHit | undefined {
   if (!filePath || block.frames.length === 0) return undefined;
+  const r = normalizeRecordPath(filePath);
+  if (!r) return undefined;
   const raising = block.raising < 0 ? 0 : block.raising;
-  let best: FrameHit | undefined;
   const frames: readonly Frame[] = block.frames;
+  let paths = framePaths.get(frames);
+  if (!paths) framePaths.set(frames, (paths = frames.map((fr) => framePath(fr.file))));
+  let best: FrameHit | undefined;
   for (let i = 0; i < frames.length; i++) {
-    const fr = frames[i]!;
-    if (!framePathMatches(fr.file, filePath)) continue;
+    const m = pathMatch(paths[i]!, r);
+    if (m === 0) continue;
     const hit: FrameHit = {
       index: i,
       distance: Math.abs(i - raising),
-      line: lineNumber != null && Math.abs(fr.line - lineNumber) <= LINE_SLACK,
-      whole: wholePathMatches(fr.file, filePath),
+      line: lineNumber != null && Math.abs(frames[i]!.line - lineNumber) <= LINE_SLACK,
+      whole: m === 2,
     };
     if (!best || compareHits(hit, best) < 0) best = hit;
   }

@@ -31,6 +31,8 @@ export class BlockStream<T = undefined> {
   private waitFor = 0;
   private starved = false;
   private ended = false;
+  /** Lines pushed with a payload and not handed back yet. */
+  pendingPayloads = 0;
 
   constructor(private readonly emit: (line: StreamLine<T>) => void) {}
 
@@ -46,6 +48,7 @@ export class BlockStream<T = undefined> {
       this.waitFor = 0;
     }
     this.buf.push({ line, payload });
+    if (payload !== undefined) this.pendingPayloads++;
     this.pump();
   }
 
@@ -103,6 +106,7 @@ export class BlockStream<T = undefined> {
   private out(n: number, block: ErrorBlock | undefined, role: BlockLineRole | undefined): void {
     const p = this.buf[n - this.base]!;
     const l: StreamLine<T> = { lineNumber: n, line: p.line, payload: p.payload };
+    if (p.payload !== undefined) this.pendingPayloads--;
     if (block) {
       l.block = block;
       l.role = role;
