@@ -2,6 +2,7 @@
 // insert it, formatted by the server (language comment header, indentation of the target line),
 // at the cursor line of the last code editor. Inserting is a text edit only: nothing is executed.
 import * as vscode from 'vscode';
+import { stripControls } from '../../server/src/core/render';
 import { Commands, InsertSnippetArgs, RecordParams, RecordRequest, RecordResult, SnippetParams, SnippetRequest, SnippetResult } from '../../server/src/protocol';
 import { pickOne } from './picker';
 import { RECORD_SCHEME } from './recordView';
@@ -112,5 +113,5 @@ export function registerSnippets(s: Services): void {
 }
 
 function firstLine(v: unknown): string {
-  return typeof v === 'string' ? (v.split('\n').find((l) => l.trim()) ?? '').trim() : '';
+  return typeof v === 'string' ? (stripControls(v).split('\n').find((l) => l.trim()) ?? '').trim() : '';
 }

@@ -5,6 +5,7 @@
 //   event), escape sequences stripped, and matched; known errors give the status item
 //   "N known errors", one notification (if enabled) and a SeenNotification to the server.
 import * as vscode from 'vscode';
+import { stripControls } from '../../server/src/core/render';
 import { MatchDto, RecordParams, RecordRequest, RecordResult } from '../../server/src/protocol';
 import { stripTerminalEscapes } from './ansi';
 import { distinctRecords, explainText } from './commands';
@@ -30,7 +31,7 @@ function settings(): { enabled: boolean; notifications: boolean } {
 
 function firstSentence(text: unknown): string {
   if (typeof text !== 'string') return '';
-  const t = text.replace(/\s+/g, ' ').trim();
+  const t = stripControls(text).replace(/\s+/g, ' ').trim();
   const m = /^(.{1,300}?[.!?])(\s|$)/.exec(t);
   return m?.[1] ?? (t.length > 300 ? `${t.slice(0, 299)}…` : t);
 }

@@ -106,7 +106,7 @@ describe('cli scan: error blocks', () => {
     assert.match(first!, /picomatch\/lib\/picomatch\.js/);
     assert.match(second!, /tsx\/dist\/cli\.mjs/, "tsx's bundled copy second");
     const md = explain(traceLines('python/shutil_archive.txt').join('\n'), '--markdown', '--limit', '1');
-    assert.ok(md.startsWith('*ValueError, in a Python traceback \\(lines 1-6\\), raised at /usr/lib/python3\\.11/shutil\\.py:1105 in make\\_archive:*'), md.slice(0, 200));
+    assert.ok(md.startsWith('*ValueError, in a Python traceback \\(lines 1-6\\), raised at /usr/lib/python3\\.11/shutil\\.py\\:1105 in make\\_archive:*'), md.slice(0, 200));
   });
 
   it('a big file (byte scan, windows across 1 MiB blocks): what a parse of the whole text gives', () => {

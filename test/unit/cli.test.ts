@@ -225,6 +225,26 @@ describe('cli', function () {
       });
     });
 
+    it('sarif: record and log text cannot form an embedded link ([text](target), SARIF §3.11.6) nor a Markdown link in help.markdown', () => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'ee-sarif-'));
+      const payload = '[click](https://evil.example/x) and x_https://evil%2Eexample/reset \\[y](1)';
+      writeFileSync(
+        path.join(dir, 'r.json'),
+        JSON.stringify([{ id: 'c0ffeec0ffeec0ff', messagePattern: 'sarif probe failed: (.+?)$', errorMessage: `sarif probe failed: ${payload}`, documentation: `Docs ${payload}. More.`, solutions: [payload], slug: 'probe' }]),
+      );
+      const r = cli(['scan', '--no-bundled', '--records', path.join(dir, 'r.json'), '--format', 'sarif', '-'], `sarif probe failed: ${payload}\n`);
+      assert.equal(r.code, 0, r.stderr);
+      const run = JSON.parse(r.stdout).runs[0];
+      const rule = run.tool.driver.rules[0];
+      const texts: string[] = [run.results[0].message.text, rule.shortDescription.text, rule.fullDescription.text, rule.help.text];
+      for (const t of texts) {
+        // every [ ] and \ is escaped: an unescaped [ would open an embedded link
+        assert.doesNotMatch(t.replace(/\\[\\[\]]/g, ''), /[[\]]/, t);
+        assert.ok(t.includes('\\[click\\]'), t);
+      }
+      assert.doesNotMatch(rule.help.markdown, /\]\(https:\/\/evil/);
+    });
+
     it('sarif with no matches is still a valid log', () => {
       const r = cli(['scan', '--format', 'sarif', '-'], 'nothing here\n');
       const log = JSON.parse(r.stdout);

@@ -10,12 +10,16 @@ import {
 } from '../../server/src/core/render';
 import bundled from '../../records/sgl-project/sglang.json';
 
-// markdown-it (present through @vscode/vsce) is the most permissive renderer we can run here:
-// HTML on, linkify on (fuzzy domains, e-mails). If record text is inert under it, it is inert
-// under VS Code's hover renderer (marked, GFM autolinks) too.
+// Two renderers: marked (GFM, autolinks of scheme URLs, www. and e-mails anywhere in a text run),
+// the one VS Code's hovers use, and markdown-it with HTML and linkify on (fuzzy domains, e-mails),
+// the Markdown preview that shows the record view. Record text must be inert under both.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const MarkdownIt = require('markdown-it');
-const md = new MarkdownIt({ html: true, linkify: true });
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { marked } = require('marked') as { marked: { parse(md: string, opts?: object): string } };
+const mdIt = new MarkdownIt({ html: true, linkify: true });
+/** Both renderings, joined: every check below applies to each. */
+const md = { render: (text: string): string => mdIt.render(text) + '\n<hr>\n' + marked.parse(text, { gfm: true, async: false }) };
 
 const seeds = bundled as unknown as ErrorRecord[];
 const seed = (i: number): ErrorRecord => structuredClone(seeds[i]!);
@@ -200,6 +204,46 @@ describe('render', () => {
       });
     }
 
+    // Shapes that renderers autolink, each glued to what precedes it in ways a word boundary does
+    // not see (issue 14: `_https://`, `1https://`, `x_https://`, `%2E` hosts decoded by the browser).
+    const AUTOLINK_SHAPES = [
+      'https://evil.example/x',
+      'http://evil.example',
+      'HTTPS://EVIL.EXAMPLE/',
+      'ftp://evil.example/f',
+      'https://evil%2Eexample/reset',
+      'www.evil.example',
+      'www.evil.example:8080/x',
+      'evil@evil.example',
+      'mailto:a@evil.example',
+      'xmpp:a@evil.example',
+      'evil.com/path',
+      '//evil.example/x',
+      'http://127.0.0.1:8/x',
+      'http://[::1]/x',
+      'file:///etc/passwd',
+      'vscode://x.y/z',
+      'command:workbench.action.openSettings',
+      'javascript:alert(1)',
+    ];
+    const GLUE = ['', ' ', '_', '1', 'x_', 'req_id=_', '(', '*', '~', '"', "'", '\\', '/', '-', '.', 'é', ':'];
+    it('no autolink shape becomes a link, whatever is glued before or after it (marked and markdown-it; record and log text)', () => {
+      let checked = 0;
+      for (const shape of AUTOLINK_SHAPES)
+        for (const before of GLUE)
+          for (const after of ['', ' ', '.', ')', '_x', ' (already released)']) {
+            const text = `${before}${shape}${after}`;
+            // a record field (documentation), and log text (the matched span and a capture)
+            const r: ErrorRecord = { ...seed(0), documentation: `see ${text} now`, solutions: [text] };
+            assertInert(renderRecord(r, { compact: true, match: { text: `failed ${text}`, captures: [{ name: 'url', value: text }] } }), [GH]);
+            assertInert(escapeMarkdown(text));
+            checked++;
+          }
+      assert.equal(checked, AUTOLINK_SHAPES.length * GLUE.length * 6);
+      // the issue's line, exactly
+      assertInert(escapeMarkdown('no staged embedding for /send req_id=_https://evil%2Ecom/reset (already released)'));
+    });
+
     it('a githubUrl that is not https://github.com/ is never linked', () => {
       const bad = [
         'javascript:alert(1)',
@@ -237,7 +281,9 @@ describe('render', () => {
       assert.equal(escapeMarkdown('plain words 42'), 'plain words 42');
       assert.equal(escapeMarkdown('a [b](c) <d> & `e`'), 'a \\[b\\]\\(c\\) \\<d\\> \\& \\`e\\`');
       assert.equal(escapeMarkdown('see https://x.example/a'), 'see `https://x.example/a`');
-      assert.equal(escapeMarkdown('(see https://x.example/a).'), '\\(see `https://x.example/a`\\).');
+      assert.equal(escapeMarkdown('(see https://x.example/a).'), '\\(see `https://x.example/a`\\)\\.');
+      assert.equal(escapeMarkdown('x_https://evil.example'), 'x\\_`https://evil.example`');
+      assert.equal(escapeMarkdown('mail a@b.c: done.'), 'mail `a@b.c`\\: done\\.');
     });
     it('codeSpan and fencedBlock use a fence longer than any backtick run inside', () => {
       assert.equal(codeSpan('a ` b'), '`` a ` b ``'.replace('`` a', '``a').replace('b ``', 'b``'));
@@ -245,7 +291,7 @@ describe('render', () => {
       const block = fencedBlock('print("```")\n````', 'python');
       assert.ok(block.startsWith('`````python\n'));
       assert.ok(block.endsWith('\n`````'));
-      const html = md.render(block);
+      const html = mdIt.render(block);
       assert.ok(visible(html).includes('print("```")\n````'));
     });
     it('firstSentence', () => {

@@ -1,6 +1,11 @@
 // Buffered output with backpressure: commands write strings, flush() awaits 'drain' when the
 // stream is full. A closed pipe (EPIPE, e.g. `| head`) marks the writer closed instead of throwing.
-import type { Writable } from 'node:stream';
+// Every character of the core's invisible set (controls, bidi, zero-width: render.ts) that reaches
+// here is written as a visible \uXXXX escape, so record or log text cannot reorder or hide what a
+// terminal shows; inside JSON strings (json, count, sarif) that is the character's own JSON
+// escape, so the data is unchanged.
+import { Writable } from 'node:stream';
+import { showInvisible } from '../core/render';
 
 const FLUSH_AT = 64 * 1024;
 
@@ -15,8 +20,9 @@ export class Output {
     });
   }
 
-  write(text: string): void {
+  write(raw: string): void {
     if (this.closed) return;
+    const text = showInvisible(raw);
     this.parts.push(text);
     this.size += text.length;
   }
@@ -45,4 +51,19 @@ export class Output {
       s.on('close', done);
     });
   }
+}
+
+/**
+ * A stream that writes into `stream` with Output's rule (every invisible character as a \uXXXX
+ * escape), for writers that are not Output: the MCP SDK's stdio transport, whose JSON lines then
+ * carry record and log text escaped, the same data once parsed. A chunk is accepted once `stream`
+ * has taken it (its write callback), so the writer's backpressure stays `stream`'s.
+ */
+export function visibleStream(stream: Writable): Writable {
+  return new Writable({
+    decodeStrings: false,
+    write(chunk: string | Buffer, _encoding, done) {
+      stream.write(showInvisible(typeof chunk === 'string' ? chunk : chunk.toString('utf8')), () => done());
+    },
+  });
 }

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { RecordMatch } from '../core/catalog';
 import type { ErrorRecord, Severity } from '../core/record';
-import { firstSentence, renderRecord, safeGithubUrl, stripControls } from '../core/render';
+import { firstSentence, oneLine, renderRecord, safeGithubUrl } from '../core/render';
 import type { Output } from './output';
 
 export const FORMATS = ['text', 'json', 'count', 'sarif'] as const;
@@ -54,7 +54,11 @@ export function createReporter(format: Format, out: Output, opts: ReporterOption
   }
 }
 
-const oneLine = (s: string) => stripControls(s).replace(/\s+/g, ' ').trim();
+/** Text of a SARIF message (SARIF 2.1.0 §3.11.6): `[text](target)` is an embedded link there, so
+ * literal `[`, `]` and `\` are backslash-escaped and record or log text can never form one. */
+export function sarifText(s: string): string {
+  return s.replace(/[\\[\]]/g, '\\$&');
+}
 
 /** The JSON Lines object of one match (keys in the documented order). */
 export function matchJson(e: MatchEvent): Record<string, unknown> {
@@ -198,7 +202,7 @@ class SarifReporter implements Reporter {
       ruleId: record.id,
       ruleIndex: idx,
       level: LEVEL[record.severity] ?? 'warning',
-      message: { text: `${oneLine(record.slug)}: ${sentence}${caps ? ` (${caps})` : ''}` },
+      message: { text: sarifText(`${oneLine(record.slug)}: ${sentence}${caps ? ` (${caps})` : ''}`) },
       locations: [
         {
           physicalLocation: {
@@ -218,11 +222,11 @@ class SarifReporter implements Reporter {
       return {
         id: r.id,
         name: oneLine(r.slug),
-        shortDescription: { text: oneLine(r.errorMessage) || r.id },
-        fullDescription: { text: oneLine(r.documentation ?? '') || oneLine(r.errorMessage) || r.id },
+        shortDescription: { text: sarifText(oneLine(r.errorMessage) || r.id) },
+        fullDescription: { text: sarifText(oneLine(r.documentation ?? '') || oneLine(r.errorMessage) || r.id) },
         ...(helpUri ? { helpUri } : {}),
         help: {
-          text: [oneLine(r.documentation ?? ''), solutions].filter(Boolean).join('\n\n') || oneLine(r.errorMessage),
+          text: sarifText([oneLine(r.documentation ?? ''), solutions].filter(Boolean).join('\n\n') || oneLine(r.errorMessage)),
           markdown: renderRecord(r, { compact: true }),
         },
         defaultConfiguration: { level: LEVEL[r.severity] ?? 'warning' },

@@ -24,7 +24,8 @@ import { ChainMatcher, RegexMatcher, hasTerminator, terminators, type RawMatch }
 import { type KeyStats, StringIndex } from './engine/keys';
 import { type ByteIndex, buildByteIndexOf } from './engine/bytes';
 import { ChainTable, wasmScanner } from './engine/wasmScan';
-import { type BlockHost, LineHits, scanBlock } from './engine/blocks';
+import { type BlockHost, LineHits, type ScanStats, scanBlock, takeScanStats } from './engine/blocks';
+import { LongLine } from './engine/longLine';
 
 export { LineHits } from './engine/blocks';
 
@@ -489,6 +490,30 @@ export class MatchEngine {
    */
   scanBytes(buf: Uint8Array, n: number, onLine: (lineIndex: number, hits: LineHits) => void): number {
     return scanBlock(this.blockHost(), buf, n, onLine);
+  }
+
+  /**
+   * A line too long for a block, matched to its end in constant memory (engine/longLine.ts): feed
+   * it with segment(bytes), then end(); `done` receives its ranked matches (exact UTF-16 columns;
+   * span and capture texts cut at VALUE_MAX bytes) and the line's first 64 KiB as its text.
+   */
+  longLine(done: (matches: LineMatch[], prefix: string) => void): LongLine {
+    const host = this.blockHost();
+    return new LongLine(
+      {
+        ...host,
+        patternOf: (s) => this.patternOf(s),
+        isSimple: (s) => this.simple[s] === 1,
+        matcherOf: (s) => this.matcherOf(s),
+      },
+      done,
+    );
+  }
+
+  /** What the file scans did since the last call: lines, key hits, candidate lines and patterns,
+   * matched lines (for the benchmark). */
+  scanStats(): ScanStats {
+    return takeScanStats(this.blockHost());
   }
 
   /** scanBytes, with each line's ranked LineMatches and text (the line without its end). */

@@ -1,11 +1,17 @@
 // Streaming line splitter: constant memory whatever the file size. Lines end at \n, \r\n or a
 // lone \r (as editors and LSP count lines), so `file:line` points where an editor shows it.
-// A line longer than MAX_LINE characters is cut there (the rest of that line is skipped) so one
-// gigantic line cannot exhaust memory; `truncatedLines` counts them.
+// forEachLine (text) cuts a line longer than MAX_LINE characters there (the rest of that line is
+// skipped; `truncatedLines` counts them); forEachMatchingLine (bytes) matches a line of any length
+// to its end in constant memory (engine/longLine.ts).
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import type { LineHits, MatchEngine } from './engine';
-import { LineBlocks } from './lineBlocks';
+import { LineHits, type MatchEngine } from './engine';
+import type { LongLine } from './engine/longLine';
+import { LineBlocks, type LongLineSink } from './lineBlocks';
+
+/** Lines longer than this are matched as long lines (the WebAssembly scanner's largest block). */
+const LONG_LINE = 4 << 20;
+const EMPTY = Buffer.alloc(0);
 
 export const MAX_LINE = 16 * 1024 * 1024;
 
@@ -84,7 +90,8 @@ export async function forEachLine(
 
 /** Told about each block of bytes around its scan, so that lines near a matched one can be read
  * from the block's bytes (error blocks need a matched line's neighbours: cli/blockContext.ts).
- * `buf[0, n)` holds whole lines, the first of them line `firstLine`; it is valid until end(). */
+ * `buf[0, n)` holds whole lines, the first of them line `firstLine`; it is valid until end(). A
+ * line longer than a block (a long line) is matched outside begin/end, with no bytes. */
 export interface BlockHooks {
   begin(buf: Uint8Array, n: number, firstLine: number): void;
   end(lastLine: number): void;
@@ -95,7 +102,7 @@ export interface BlockHooks {
  * from the first byte: blocks of raw bytes go through the byte index and only lines where a
  * pattern's key occurs are decoded. Calls onLine(lineNumber, hits) for each line with matches
  * (1-based numbers, as forEachLine; `hits` is valid during the call only), between
- * opts.blocks.begin and .end of the block of bytes the line is in.
+ * opts.blocks.begin and .end of the block of bytes the line is in (a long line: outside them).
  */
 export async function forEachMatchingLine(
   input: Readable,
@@ -104,13 +111,30 @@ export async function forEachMatchingLine(
   afterChunk: () => Promise<boolean | void> = async () => undefined,
   opts: { blocks?: BlockHooks } = {},
 ): Promise<LineStats> {
-  const blocks = new LineBlocks(MAX_LINE);
   const stats: LineStats = { lines: 0, truncatedLines: 0 };
+  let long: LongLine | undefined;
+  const hits = new LineHits(undefined);
+  // a line longer than a block is matched to its end in bytes (engine/longLine.ts)
+  const sink: LongLineSink = {
+    segment: (bytes) => (long ??= engine.longLine((ms, prefix) => {
+      stats.lines++;
+      if (ms.length) {
+        hits.setJs(EMPTY, 0, 0, prefix, ms);
+        onLine(stats.lines, hits);
+      }
+    })).segment(bytes),
+    end: () => {
+      const l = long ?? engine.longLine(() => stats.lines++);
+      long = undefined;
+      l.end();
+    },
+  };
+  const blocks = new LineBlocks(LONG_LINE, 1 << 20, sink);
   const hooks = opts.blocks;
   const onBlock = (buf: Uint8Array, n: number): void => {
     const base = stats.lines;
     hooks?.begin(buf, n, base + 1);
-    stats.lines += engine.scanBytes(buf, n, (i, hits) => onLine(base + i + 1, hits));
+    stats.lines += engine.scanBytes(buf, n, (i, h) => onLine(base + i + 1, h));
     hooks?.end(stats.lines);
   };
   for await (const chunk of input) {

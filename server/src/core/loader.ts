@@ -46,6 +46,8 @@ export interface LoadOptions {
   strict?: boolean;
   /** Force a format; by default .jsonl/.ndjson names mean JSON Lines, anything else is detected. */
   format?: 'auto' | 'json' | 'jsonl';
+  /** Folders the load may read from, symlinks resolved (records/walk.ts); undefined: anywhere. */
+  within?: readonly string[];
 }
 
 /** Problems reported per file at most (the rest are counted in one summary problem). */
@@ -514,7 +516,7 @@ async function parseFileBytes(raw: Uint8Array, file: string, opts: LoadOptions):
 /** Records from a file (.json, .jsonl, .ndjson, any of them .gz) or a folder (recursive). Never throws. */
 export async function loadRecordsFromPath(p: string, opts: LoadOptions = {}): Promise<LoadResult> {
   try {
-    const walked = await listRecordFiles(p);
+    const walked = await listRecordFiles(p, opts.within ? { within: opts.within } : {});
     const parts: LoadResult[] = [{ records: [], problems: walked.problems.map((w) => fileProblem(w.file, 'error', w.message)), files: [], sources: [] }];
     if (walked.files.length === 0 && walked.problems.length === 0)
       parts[0]!.problems.push(fileProblem(p, 'info', 'no record files (*.json, *.jsonl, *.ndjson, optionally .gz) in this folder'));

@@ -23,30 +23,54 @@ export interface RenderOptions {
   plain?: boolean;
 }
 
-// C0/C1 controls except TAB/LF, DEL, and bidi overrides/isolates (Trojan Source) and BOM.
+// Characters no output may carry (stripControls removes them, showInvisible writes them as \u
+// escapes): C0/C1 controls except TAB/LF, DEL, and the invisible format characters that can make
+// text read differently from what it is (Trojan Source, CVE-2021-42574): bidi marks, embeddings,
+// overrides and isolates (U+061C, U+200E-200F, U+202A-202E, U+2066-2069), zero-width characters
+// (U+200B-200D, U+2060-2064, U+180E, U+FEFF), deprecated format controls (U+206A-206F), interlinear
+// annotations (U+FFF9-FFFB) and tag characters (U+E0000-E007F). This is the one definition; every
+// output (Markdown, plain text, diagnostics, code-action titles, tooltips, snippets, CLI) uses it.
+const INVISIBLE_SOURCE =
+  '[\\u0000-\\u0008\\u000B-\\u001F\\u007F-\\u009F\\u061C\\u180E\\u200B-\\u200F\\u202A-\\u202E\\u2060-\\u2064\\u2066-\\u206F\\uFEFF\\uFFF9-\\uFFFB]|\\uDB40[\\uDC00-\\uDC7F]';
 // eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u200E\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/g;
+const CONTROL = new RegExp(INVISIBLE_SOURCE, 'g');
 
-const HAS_CONTROL = new RegExp(CONTROL.source);
+const HAS_CONTROL = new RegExp(INVISIBLE_SOURCE);
 
-/** Removes control characters (keeps tab and newline; CR and CRLF become newline). */
+/** Removes control and invisible format characters (keeps tab and newline; CR and CRLF become newline). */
 export function stripControls(text: string): string {
-  return text.replace(/\r\n?/g, '\n').replace(CONTROL, '');
+  const t = text.indexOf('\r') >= 0 ? text.replace(/\r\n?/g, '\n') : text;
+  return HAS_CONTROL.test(t) ? t.replace(CONTROL, '') : t;
 }
 
-// Things that renderers turn into links without brackets: scheme URLs, www., e-mail addresses,
-// and URI schemes that matter in an editor (command:, vscode:, file:, data:, javascript:, mailto:).
-const LINKISH =
-  /\b[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s<>|`]*|\bwww\.[^\s<>|`]+|\b(?:command|vscode|vscode-insiders|vscode-file|file|data|javascript|vbscript|mailto|tel):[^\s<>|`]*|[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+/gi;
+/** The same characters written as visible `\uXXXX` escapes (lossless; inside a JSON string this is
+ * the JSON escape of the character itself). TAB, LF and CR are kept. */
+export function showInvisible(text: string): string {
+  if (!HAS_CONTROL.test(text)) return text;
+  return text.replace(CONTROL, (c) => {
+    if (c === '\t' || c === '\n' || c === '\r') return c;
+    let out = '';
+    for (let i = 0; i < c.length; i++) out += '\\u' + c.charCodeAt(i).toString(16).padStart(4, '0');
+    return out;
+  });
+}
 
-// ASCII punctuation that can start or close a Markdown construct. CommonMark allows a backslash
-// before any ASCII punctuation and renders the character itself.
-const META = /[\\`*_{}[\]()#!|<>&~$]/g;
+// URL-like runs are shown as code spans (no renderer links inside a code span). This is for
+// looks: safety does not depend on finding them (see escapeRun).
+const LINKISH =
+  /[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s<>|`]*|www\.[^\s<>|`]+|\b(?:command|vscode|vscode-insiders|vscode-file|file|data|javascript|vbscript|mailto|tel):[^\s<>|`]*|[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+/gi;
+
+// ASCII punctuation that can start or close a Markdown construct, or make an autolink: `:` (every
+// scheme, `://`), `@` (e-mail autolinks) and `.` (www. and bare domains such as evil.com).
+// CommonMark allows a backslash before any ASCII punctuation and renders the character itself; a
+// backslash escape also ends the text run a linkifier looks at (marked's GFM autolinks,
+// markdown-it's linkify), so no run of escaped text can hold a scheme, a www., an @ or a domain.
+const META = /[\\`*_{}[\]()#!|<>&~$:@.]/g;
 
 /**
- * Escapes text so a Markdown renderer shows it literally: metacharacters are backslash-escaped,
- * URL-like runs are put in code spans (no renderer autolinks inside a code span), a leading
- * `1.` cannot start a list. Newlines are kept (paragraph text).
+ * Escapes text so a Markdown renderer shows it literally and links nothing: metacharacters and
+ * `: @ .` are backslash-escaped, URL-like runs are put in code spans, a leading `1)` cannot start a
+ * list. Newlines are kept (paragraph text).
  */
 export function escapeMarkdown(text: string): string {
   const clean = stripControls(text);
@@ -67,10 +91,14 @@ export function escapeMarkdown(text: string): string {
 function escapeRun(text: string): string {
   return text
     .replace(META, '\\$&')
-    // a dot inside a word (`runtime.py`, `evil.com`): linkifiers with fuzzy domains cannot see it
-    .replace(/\.(?=[\p{L}\p{N}])/gu, '\\.')
     .replace(/(^|\n)([ \t]*)([-+=])/g, '$1$2\\$3')
-    .replace(/(^|\n)([ \t]*\d+)([.)])/g, '$1$2\\$3');
+    .replace(/(^|\n)([ \t]*\d+)(\))/g, '$1$2\\$3');
+}
+
+/** One line of plain text (diagnostic messages, titles, tooltips, CLI lines): control and invisible
+ * characters removed, runs of white space one space, trimmed. */
+export function oneLine(text: string): string {
+  return stripControls(text).replace(/\s+/g, ' ').trim();
 }
 
 /** Text on one line (titles, table cells): escaped, newlines and tabs become spaces. */

@@ -10,6 +10,7 @@ import { CancellationToken, CodeAction, CodeActionKind, CodeActionParams, Diagno
 import { type RecordMatch, recordMatch } from '../core/catalog';
 import { languageForPath } from '../core/languages';
 import type { ErrorRecord } from '../core/record';
+import { oneLine } from '../core/render';
 import { formatSnippet, surroundWithTry } from '../core/snippet';
 import { CodeActionFormattingOptions, Commands, InsertSnippetArgs, OpenRecordArgs } from '../protocol';
 import type { ServerContext } from './context';
@@ -209,8 +210,8 @@ function editAction(title: string, uri: string, edits: TextEdit[]): CodeAction {
 
 /** `<class>: <message>` for titles (message shortened, one line). */
 export function label(r: ErrorRecord): string {
-  const cls = r.errorClass || r.errorCode || r.errorType;
-  let msg = r.errorMessage.replace(/\s+/g, ' ').trim();
+  const cls = oneLine(r.errorClass || r.errorCode || r.errorType);
+  let msg = oneLine(r.errorMessage);
   if (msg.length > TITLE_MESSAGE_CHARS) msg = msg.slice(0, TITLE_MESSAGE_CHARS - 1).trimEnd() + '…';
   return `${cls}: ${msg}`;
 }

@@ -15,7 +15,7 @@ import {
 import type { ErrorBlock } from '../core/blocks';
 import { type RecordMatch, bestOfBlock } from '../core/catalog';
 import { ErrorRecord, RecordProblem, Severity, severityRank } from '../core/record';
-import { firstSentence, safeGithubUrl } from '../core/render';
+import { firstSentence, oneLine, safeGithubUrl } from '../core/render';
 import type { ServerContext } from './context';
 import { NO_MATCHES, type TrackedDocument } from './documents';
 import { scanDocument } from './matching';
@@ -54,7 +54,7 @@ export function severityOf(s: Severity): DiagnosticSeverity {
 export function diagnosticMessage(r: ErrorRecord): string {
   const head = r.errorClass || r.errorCode || r.errorType;
   const doc = firstSentence(r.documentation) || r.errorMessage;
-  return `${head}: ${doc}`;
+  return oneLine(`${head}: ${doc}`);
 }
 
 /** The line-independent part of a record's diagnostic, cached per record until reload/file changes. */
@@ -68,7 +68,7 @@ function diagnosticBody(ctx: ServerContext, r: ErrorRecord): DiagnosticBody {
   const body: DiagnosticBody = {
     severity: severityOf(r.severity),
     source: SOURCE,
-    code: r.errorCode || r.slug,
+    code: oneLine(r.errorCode || r.slug),
     message: diagnosticMessage(r),
     data: { id: r.id },
   };
@@ -78,7 +78,7 @@ function diagnosticBody(ctx: ServerContext, r: ErrorRecord): DiagnosticBody {
     body.relatedInformation = [
       {
         location: { uri: site.uri, range: { start: { line: site.line, character: 0 }, end: { line: site.line, character: 0 } } },
-        message: `${r.errorClass || r.errorType} is raised here`,
+        message: oneLine(`${r.errorClass || r.errorType} is raised here`),
       },
     ];
   }

@@ -2,6 +2,7 @@
 // (local file when resolved, else the pinned githubUrl), and `file:line` references link to
 // workspace files. Long documents are processed in slices that honour cancellation.
 import type { CancellationToken, DocumentLink, DocumentLinkParams } from 'vscode-languageserver';
+import { oneLine } from '../core/render';
 import type { ServerContext } from './context';
 import type { FileRefResolver } from './fileRefs';
 import { findFileRefs } from './fileRefs';
@@ -40,7 +41,7 @@ export async function documentLinks(
       out.push({
         range: { start: { line: i, character: m.match.start }, end: { line: i, character: m.match.end } },
         target,
-        tooltip: `Go to where ${m.record.errorClass || m.record.errorType} is raised`,
+        tooltip: oneLine(`Go to where ${m.record.errorClass || m.record.errorType} is raised`),
       });
     }
     let lineRefs = doc.refs[i];

@@ -9,11 +9,13 @@ import { type ErrorBlock, arraySource } from '../core/blocks';
 import { matchLineInBlock } from '../core/catalog';
 import type { ServerContext } from './context';
 import { LineMatches, NO_MATCHES, TrackedDocument } from './documents';
-import { errorText, throwIfCancelled, yieldToEventLoop } from './runSafe';
+import { errorText, throwIfCancelled, yieldToInteractive } from './runSafe';
 
-const SLICE_MS = 15;
-/** A scan brings the blocks up to date this many lines ahead of the line it matches. */
-const BLOCKS_AHEAD = 8192;
+/** A slice of background matching: an interactive request waits for at most one. */
+const SLICE_MS = 4;
+/** A scan brings the blocks up to date this many lines ahead of the line it matches (parsing them
+ * takes a few µs a line: a refresh stays well inside a slice). */
+const BLOCKS_AHEAD = 512;
 let lastFailure = 0;
 
 /**
@@ -111,7 +113,7 @@ export async function scanDocument(ctx: ServerContext, doc: TrackedDocument, tok
       doc.firstUnscanned = n;
       return;
     }
-    await yieldToEventLoop();
+    await yieldToInteractive();
     throwIfCancelled(token);
     if (doc.version !== version) {
       version = doc.version;

@@ -143,7 +143,8 @@ export class RaiseSiteResolver {
     for (const folder of this.folders()) {
       for (const base of [folder, ...this.children(folder)]) {
         const p = path.join(base, ...rel.split('/'));
-        if (isFile(p)) out.push(p);
+        // a record's filePath never makes the server read outside the workspace, symlinks included
+        if (isFile(p) && realInside(p, folder)) out.push(p);
       }
     }
     return out;
@@ -189,6 +190,16 @@ export class RaiseSiteResolver {
 function isFile(p: string): boolean {
   try {
     return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Is the real path of `p` (symlinks resolved) inside the real path of `folder`? */
+function realInside(p: string, folder: string): boolean {
+  try {
+    const rel = path.relative(fs.realpathSync(folder), fs.realpathSync(p));
+    return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
   } catch {
     return false;
   }

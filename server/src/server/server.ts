@@ -28,6 +28,7 @@ import {
   DatasetSuggestionNotification,
   DatasetSuggestRequest,
   DatasetSyncRequest,
+  DEFAULT_SETTINGS,
   ExplainTextRequest,
   InitializationOptions,
   RecordRequest,
@@ -56,7 +57,7 @@ import { agentExplain, LogScans, logLines, scanCatalogOf } from './logScan';
 import { RaiseSiteResolver } from './raiseSite';
 import { RecordIndex } from './recordIndex';
 import { affectsSources, LoadedRecords, loadSources, SourceSpec, sourceSpecs, WORKSPACE_RECORDS_DIR } from './recordSources';
-import { errorText, Logger, runSafe, runSafeNotification } from './runSafe';
+import { errorText, Logger, runSafe, runSafeNotification, interactive } from './runSafe';
 import { SeenRecords } from './seen';
 import { SECTION, SettingsStore } from './settings';
 import { snippetRequest } from './snippets';
@@ -108,8 +109,10 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     settingsFor: (uri) => settings.get(uri),
     isLogDocument: async (doc: TrackedDocument) => {
       if (doc.logLike === undefined) {
-        const s = await settings.get(doc.uri);
-        doc.logLike = isLogLike(doc.uri, doc.languageId, s.logFiles, folders);
+        // In an untrusted workspace the globs are the defaults: a workspace cannot choose which
+        // files get matched (VS Code also drops workspace values there: restrictedConfigurations)
+        const logFiles = trusted ? (await settings.get(doc.uri)).logFiles : DEFAULT_SETTINGS.logFiles;
+        doc.logLike = isLogLike(doc.uri, doc.languageId, logFiles, folders);
       }
       return doc.logLike;
     },
@@ -420,15 +423,16 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   // ------------------------------------------------------------------------------------------
   // Features
 
-  connection.onHover((p, token) => runSafe(log, 'hover', token, null, async () => (await ready, hover(ctx, p, token))));
+  connection.onHover((p, token) => interactive(() => runSafe(log, 'hover', token, null, async () => (await ready, hover(ctx, p, token)))));
   connection.onDefinition((p, token) =>
-    runSafe(log, 'definition', token, null, async () => (await ready, definition(ctx, fileRefs, p))),
+    interactive(() => runSafe(log, 'definition', token, null, async () => (await ready, definition(ctx, fileRefs, p)))),
   );
   connection.onDocumentLinks((p, token) =>
+    // (not interactive: links of a whole document wait for its scan)
     runSafe(log, 'documentLinks', token, [], async () => (await ready, documentLinks(ctx, fileRefs, p, token))),
   );
   connection.onCodeAction((p, token) =>
-    runSafe(log, 'codeAction', token, [], async () => (await ready, codeActions(ctx, p as typeof p & CodeActionFormattingOptions, token))),
+    interactive(() => runSafe(log, 'codeAction', token, [], async () => (await ready, codeActions(ctx, p as typeof p & CodeActionFormattingOptions, token)))),
   );
   connection.languages.diagnostics.on((p, token) =>
     runSafe(log, 'diagnostics', token, { kind: DocumentDiagnosticReportKind.Full, items: [] }, async () => {
@@ -437,7 +441,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     }),
   );
 
-  connection.onRequest(SearchRequest.type, (p, token) => runSafe(log, 'search', token, [], async () => (await ready, custom.search(ctx, p))));
+  connection.onRequest(SearchRequest.type, (p, token) => interactive(() => runSafe(log, 'search', token, [], async () => (await ready, custom.search(ctx, p)))));
   connection.onRequest(RecordRequest.type, (p, token) =>
     runSafe(log, 'record', token, null, async () => {
       await ready;
