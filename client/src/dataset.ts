@@ -31,10 +31,13 @@ export interface SuggestionShown {
   action: SuggestionAction | 'pending';
 }
 
-/** Opt in and sync; `confirmed`: the user already agreed (accepted the suggestion), no second question. */
-async function sync(s: Services, confirmed = false): Promise<DatasetSyncResult | undefined> {
+/** Opt in and sync. The opt-in is per URL: the user is asked with the URL the server would download
+ * from, and that URL goes with the request (the server downloads nothing if its URL is another one
+ * by then). `confirmed`: the user already agreed (accepted the suggestion that named `url`). */
+async function sync(s: Services, confirmed?: { url: string | undefined }): Promise<DatasetSyncResult | undefined> {
+  let url = confirmed?.url;
   if (!confirmed) {
-    const url = vscode.workspace.getConfiguration('errorExplainer').get<string>('dataset.url');
+    url = (await s.server.request<undefined, DatasetStatusDto>(DatasetStatusRequest.type))?.url;
     const ok = await vscode.window.showInformationMessage(
       `Download the ErrLookup error index from ${url}? It is cached for offline use and refreshed at most every errorExplainer.dataset.refreshHours hours.`,
       { modal: true },
@@ -44,9 +47,9 @@ async function sync(s: Services, confirmed = false): Promise<DatasetSyncResult |
   }
   const result = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: 'Error Explainer: downloading the ErrLookup index…' },
-    () => s.server.request<DatasetSyncParams, DatasetSyncResult>(DatasetSyncRequest.type, { force: true }),
+    () => s.server.request<DatasetSyncParams, DatasetSyncResult>(DatasetSyncRequest.type, { force: true, ...(url ? { url } : {}) }),
   );
-  if (result.status === 'failed') {
+  if (result.status === 'failed' || (result.status === 'skipped' && result.notify)) {
     // The server sets `notify` only the first time a failure happens; repeated failures stay quiet.
     if (result.notify) void s.notifier.show('dataset-failed', 'error', `Error Explainer: ${result.notify}`);
     return result;
@@ -120,7 +123,7 @@ async function offerSuggestion(s: Services, params: DatasetSuggestionParams, sho
   entry.action = suggestionAction(params, picked);
   switch (entry.action) {
     case 'download':
-      await sync(s, true);
+      await sync(s, { url: params.url });
       return;
     case 'useRepos':
       await useRepos(s, params.repos);

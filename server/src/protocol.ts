@@ -28,6 +28,8 @@ export interface ErrorExplainerSettings {
     notifications: boolean;
   };
   dataset: {
+    /** Workspace values of dataset.* are ignored unless the workspace is trusted (the server enforces
+     * it: in Restricted Mode these are the defaults, and url is '' = the URL the user opted in for). */
     url: string;
     repos: string[];
     refreshHours: number;
@@ -207,6 +209,9 @@ export namespace DatasetStatusRequest {
 export interface DatasetSyncParams {
   /** Poll the manifest even when refreshHours has not passed. */
   force?: boolean;
+  /** The base URL the user was shown and agreed to. The opt-in is per URL: when the server's
+   * configured URL is another one, it downloads nothing ('skipped') and the client asks again. */
+  url?: string;
 }
 export interface DatasetSyncResult {
   status: 'updated' | 'unchanged' | 'skipped' | 'failed';
@@ -215,7 +220,7 @@ export interface DatasetSyncResult {
   /** Set only the first time a failure happens: show it; repeated failures stay quiet. */
   notify?: string;
 }
-/** Opt in and sync now (manifest; index + repos.json when datasetVersion changed), then reload. */
+/** Opt in (for the URL) and sync now (manifest; the index + repos.json when datasetVersion changed), then reload. */
 export namespace DatasetSyncRequest {
   export const method = 'errorExplainer/datasetSync';
   export const type = new RequestType<DatasetSyncParams, DatasetSyncResult, void>(method);
@@ -402,6 +407,8 @@ export interface DatasetSuggestionParams {
   message: string;
   /** 'useRepos': the repositories (owner/name) to add; 'optIn': []. */
   repos: string[];
+  /** The base URL the message names (send it back as DatasetSyncParams.url when the user accepts). */
+  url?: string;
 }
 /** server -> client: a one-time suggestion (per workspace, remembered across restarts), sent after
  * the first record load when the workspace is trusted and errorExplainer.dataset.suggest is on.

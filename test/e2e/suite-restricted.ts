@@ -1,7 +1,7 @@
 // Restricted Mode in a real VS Code (workspace trust enabled, folder not trusted): workspace records
-// (.error-records/) and workspace values of errorExplainer.records.paths are not loaded, workspace
-// errorExplainer.logFiles globs do not apply; bundled records still explain errors; the status item
-// says so.
+// (.error-records/) and workspace values of errorExplainer.records.paths and .dataset.* are not used,
+// workspace errorExplainer.logFiles globs do not apply; bundled records still explain errors; the
+// status item says so.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -19,6 +19,17 @@ export function run(): Promise<void> {
       // ... although the workspace does set one (VS Code hides it even from inspect())
       const settings = fs.readFileSync(path.join(workspaceRoot().fsPath, '.vscode', 'settings.json'), 'utf8');
       assert.deepEqual(JSON.parse(settings)['errorExplainer.records.paths'], ['more-records/extra.json']);
+    });
+
+    it('the workspace does not choose the dataset URL: VS Code withholds it, and the server uses the one the user opted in for', async () => {
+      const settings = JSON.parse(fs.readFileSync(path.join(workspaceRoot().fsPath, '.vscode', 'settings.json'), 'utf8'));
+      assert.equal(settings['errorExplainer.dataset.url'], 'https://dataset.invalid');
+      const cfg = vscode.workspace.getConfiguration('errorExplainer');
+      assert.equal(cfg.get<string>('dataset.url'), 'https://errors.standardbeagle.com');
+      assert.equal(cfg.get<number>('dataset.refreshHours'), 24);
+      const st = (await vscode.commands.executeCommand('errorExplainer.datasetStatus')) as { url: string; optedIn: boolean };
+      assert.equal(st.url, 'https://errors.standardbeagle.com');
+      assert.equal(st.optedIn, false);
     });
 
     it('loads only the bundled records and says so', async () => {

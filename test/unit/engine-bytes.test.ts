@@ -443,3 +443,23 @@ describe('forEachMatchingLine: lines longer than a block (matched to their end i
     assert.equal(got[1]![1][0]!.text, 'zzz9qqq');
   });
 });
+
+describe('engine: snapshot and restore (the index cache stores the snapshot)', () => {
+  it('an engine restored from a snapshot (passed through v8 serialization) scans exactly as the one built', () => {
+    const v8 = require('node:v8') as typeof import('node:v8');
+    const records = generateRecords(2000, 9);
+    const entries = [...toEntries(records), entry('short', 'ab {x} cd'), entry('word', 'failed')];
+    const built = MatchEngine.build(entries);
+    let text = '';
+    generateLog({ records, bytes: 300_000, matchFraction: 0.2, nearMissFraction: 0.2, seed: 5 }, (c) => (text += c), () => undefined);
+    text += 'x ab 1 cd\nit failed\n';
+    const want = viaBytes(built, text);
+    assert.ok(want.got.length > 100);
+    const snap = v8.deserialize(v8.serialize(built.snapshot()));
+    const restored = MatchEngine.restore(entries, snap);
+    assert.deepEqual(viaBytes(restored, text), want);
+    assert.equal(restored.byteIndex().stats.native, true);
+    assert.deepEqual(restored.matchLine('x ab 1 cd'), built.matchLine('x ab 1 cd'), 'the per-line path too');
+    assert.throws(() => MatchEngine.restore(entries.slice(1), snap), /entries differ/);
+  });
+});

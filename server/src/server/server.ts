@@ -28,7 +28,6 @@ import {
   DatasetSuggestionNotification,
   DatasetSuggestRequest,
   DatasetSyncRequest,
-  DEFAULT_SETTINGS,
   ExplainTextRequest,
   InitializationOptions,
   RecordRequest,
@@ -109,10 +108,9 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     settingsFor: (uri) => settings.get(uri),
     isLogDocument: async (doc: TrackedDocument) => {
       if (doc.logLike === undefined) {
-        // In an untrusted workspace the globs are the defaults: a workspace cannot choose which
-        // files get matched (VS Code also drops workspace values there: restrictedConfigurations)
-        const logFiles = trusted ? (await settings.get(doc.uri)).logFiles : DEFAULT_SETTINGS.logFiles;
-        doc.logLike = isLogLike(doc.uri, doc.languageId, logFiles, folders);
+        // In an untrusted workspace the globs are the defaults (normalizeSettings): a workspace cannot
+        // choose which files get matched (VS Code also drops workspace values there: restrictedConfigurations)
+        doc.logLike = isLogLike(doc.uri, doc.languageId, (await settings.get(doc.uri)).logFiles, folders);
       }
       return doc.logLike;
     },
@@ -270,6 +268,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       c.workspace?.configuration
         ? (scopeUri) => connection.workspace.getConfiguration(scopeUri ? { scopeUri, section: SECTION } : { section: SECTION })
         : undefined,
+      () => trusted,
     );
     folders = (params.workspaceFolders ?? [])
       .map((f) => uriToPath(f.uri))
@@ -460,7 +459,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     runSafe(log, 'datasetSync', token, null, async () => {
       await ready;
       if (!dataset) return { status: 'failed' as const, datasetVersion: null, reason: 'no dataset cache folder' };
-      const r = await datasetSync(dataset, p?.force !== false);
+      const r = await datasetSync(dataset, p?.force !== false, typeof p?.url === 'string' ? p.url : undefined);
       if (r.status !== 'failed') await reload(true);
       return r;
     }),

@@ -13,11 +13,15 @@ export class SettingsStore {
   private readonly cache = new Map<string, Promise<ErrorExplainerSettings>>();
   private pushed: unknown = undefined;
 
-  /** `fetcher` is undefined when the client cannot answer workspace/configuration. */
-  constructor(private readonly fetcher: ConfigurationFetcher | undefined) {}
+  /** `fetcher` is undefined when the client cannot answer workspace/configuration. `trusted`: the
+   * workspace trust the settings are for (untrusted: dataset.* are ignored, whatever the client sent). */
+  constructor(
+    private readonly fetcher: ConfigurationFetcher | undefined,
+    private readonly trusted: () => boolean = () => true,
+  ) {}
 
   get(scopeUri?: string): Promise<ErrorExplainerSettings> {
-    const key = scopeUri ?? '';
+    const key = `${this.trusted() ? 'trusted' : 'restricted'} ${scopeUri ?? ''}`;
     let p = this.cache.get(key);
     if (!p) {
       p = this.fetch(scopeUri);
@@ -35,19 +39,29 @@ export class SettingsStore {
   }
 
   private async fetch(scopeUri: string | undefined): Promise<ErrorExplainerSettings> {
-    if (!this.fetcher) return normalizeSettings(this.pushed);
+    const trusted = this.trusted();
+    if (!this.fetcher) return normalizeSettings(this.pushed, { trusted });
     try {
-      return normalizeSettings(await this.fetcher(scopeUri));
+      return normalizeSettings(await this.fetcher(scopeUri), { trusted });
     } catch {
-      return normalizeSettings(this.pushed);
+      return normalizeSettings(this.pushed, { trusted });
     }
   }
 }
 
 const SEVERITIES: MinSeverity[] = ['critical', 'error', 'warning', 'info'];
 
-/** Defaults filled in, wrong types replaced by defaults: settings are user input too. */
-export function normalizeSettings(raw: unknown): ErrorExplainerSettings {
+/**
+ * Defaults filled in, wrong types replaced by defaults: settings are user input too. In an
+ * untrusted workspace what decides which files are matched and where and how often the dataset is
+ * fetched is not taken from the client at all (a workspace could set it, and a client may pass
+ * workspace values on): the default logFiles globs; for the dataset url ''
+ * (= the URL the user opted in for), the default refresh interval and suggestion setting. `repos`
+ * is kept: it only chooses among rows already downloaded from a URL the user agreed to (and VS Code
+ * passes only the user's own value in Restricted Mode: restrictedConfigurations), so a user who
+ * selected repositories keeps their explanations in Restricted Mode.
+ */
+export function normalizeSettings(raw: unknown, opts: { trusted?: boolean } = {}): ErrorExplainerSettings {
   const d = DEFAULT_SETTINGS;
   const r = obj(raw);
   const records = obj(r.records);
@@ -60,7 +74,7 @@ export function normalizeSettings(raw: unknown): ErrorExplainerSettings {
       paths: strings(records.paths) ?? [...d.records.paths],
       includeBundled: bool(records.includeBundled, d.records.includeBundled),
     },
-    logFiles: strings(r.logFiles) ?? [...d.logFiles],
+    logFiles: (opts.trusted !== false && strings(r.logFiles)) || [...d.logFiles],
     diagnostics: {
       enabled: bool(diagnostics.enabled, d.diagnostics.enabled),
       minSeverity: SEVERITIES.includes(diagnostics.minSeverity as MinSeverity)
@@ -75,12 +89,15 @@ export function normalizeSettings(raw: unknown): ErrorExplainerSettings {
       enabled: bool(terminal.enabled, d.terminal.enabled),
       notifications: bool(terminal.notifications, d.terminal.notifications),
     },
-    dataset: {
-      url: typeof dataset.url === 'string' ? dataset.url : d.dataset.url,
-      repos: strings(dataset.repos) ?? [...d.dataset.repos],
-      refreshHours: typeof dataset.refreshHours === 'number' ? dataset.refreshHours : d.dataset.refreshHours,
-      suggest: bool(dataset.suggest, d.dataset.suggest),
-    },
+    dataset:
+      opts.trusted === false
+        ? { url: '', repos: strings(dataset.repos) ?? [...d.dataset.repos], refreshHours: d.dataset.refreshHours, suggest: d.dataset.suggest }
+        : {
+            url: typeof dataset.url === 'string' ? dataset.url : d.dataset.url,
+            repos: strings(dataset.repos) ?? [...d.dataset.repos],
+            refreshHours: typeof dataset.refreshHours === 'number' ? dataset.refreshHours : d.dataset.refreshHours,
+            suggest: bool(dataset.suggest, d.dataset.suggest),
+          },
   };
 }
 

@@ -4,7 +4,7 @@
 import * as path from 'node:path';
 import type { Catalog } from '../../core/catalog';
 import type { AgentEnv, SourceInfo } from '../../core/agent/tools';
-import { DEFAULT_DATASET_URL, DatasetStore, defaultCacheDir, isLiteRecord, loadDatasetRecords, parseSelection } from '../../core/dataset';
+import { DatasetStore, defaultCacheDir, isLiteRecord, loadDatasetRecords, parseSelection } from '../../core/dataset';
 import { flag, parseArgs, stringOption, stringsOption } from '../args';
 import { type Command, EXIT_OK, type Io } from '../command';
 import { visibleStream } from '../output';
@@ -47,7 +47,7 @@ export const mcp: Command = {
     const repos = stringOption(p, 'repos')?.split(',').map((r) => r.trim()).filter(Boolean);
     const cacheDir = path.resolve(io.cwd, stringOption(p, 'cache') ?? defaultCacheDir(io.env));
     const store = (): DatasetStore =>
-      new DatasetStore({ cacheDir, url: io.env['ERROR_EXPLAINER_DATASET_URL'] ?? DatasetStore.cachedUrl(cacheDir) ?? DEFAULT_DATASET_URL });
+      new DatasetStore({ cacheDir, url: io.env['ERROR_EXPLAINER_DATASET_URL'] ?? DatasetStore.consentedUrl(cacheDir) });
 
     let catalog: Catalog | undefined;
     let sources: SourceInfo[] = [];

@@ -30,7 +30,7 @@ const SPANS = 1 << 16;
  */
 export class ChainTable {
   readonly info: Int32Array;
-  pool = new Uint8Array(1 << 16);
+  pool: Uint8Array = new Uint8Array(1 << 16);
   private size = 0;
   private readonly enc = new TextEncoder();
   constructor(readonly records: number) {
@@ -77,6 +77,19 @@ export class ChainTable {
   }
   bytes(): Uint8Array {
     return this.pool.subarray(0, this.size);
+  }
+
+  /** The table as arrays (the index cache), and back. */
+  snapshot(): { info: Int32Array; pool: Uint8Array } {
+    return { info: this.info, pool: this.bytes() };
+  }
+
+  static restore(records: number, s: { info: Int32Array; pool: Uint8Array }): ChainTable {
+    const t = new ChainTable(records);
+    t.info.set(s.info);
+    t.pool = s.pool;
+    t.size = s.pool.length;
+    return t;
   }
 }
 const CFG = 0; // 7 rows of 8 i32 (see server/wasm/scan.ts)
