@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Readable } from 'node:stream';
-import { BlockContext } from '../../server/src/cli/blockContext';
+import { AFTER, BlockContext } from '../../server/src/cli/blockContext';
 import { forEachMatchingLine } from '../../server/src/core/lineScan';
 import { findBlocks } from '../../server/src/core/blocks';
 import { Catalog, explainBlocks } from '../../server/src/core/catalog';
@@ -172,5 +172,105 @@ describe('cli scan: error blocks', () => {
         }
       }
     }
+  });
+
+  it('a byte block ending at any line: the roles of a parse of the whole text (a line near the end waits for the next block)', async () => {
+    // two chunks cut at a line end: the scan's byte blocks end there, so a matched line's
+    // neighbours after it (a Node preamble's quoted throw: its exception line three lines on) are
+    // in the next block. (Traces apart, more plain lines between them than a window's lookahead:
+    // the window of a trace's match does not reach the next trace.)
+    const filler = (i: number) => Array.from({ length: AFTER + 2 }, (_, j) => `2026-12-01 09:00:${String(i % 60).padStart(2, '0')} INFO step ${i}.${j}`);
+    const lines = traceFiles().flatMap((name, i) => [...filler(i), ...traceLines(name)]);
+    const text = lines.join('\n') + '\n';
+    const isFiller = (p: number) => / INFO step \d+\.\d+$/.test(text.slice(text.lastIndexOf('\n', p - 1) + 1, p));
+    const whole = findBlocks(lines);
+    const role = (k: number) => {
+      const b = whole.find((x) => x.first <= k && k <= x.last);
+      return b ? `${b.first + 1}-${b.last + 1}:${b.roles[k - b.first]}` : '-:-';
+    };
+    let cuts = 0;
+    for (let p = text.indexOf('\n'); p >= 0; p = text.indexOf('\n', p + 1)) {
+      if (isFiller(p)) continue; // (cuts after the traces' lines only)
+      cuts++;
+      const out: string[] = [];
+      const bc = new BlockContext<number>((n, _line, _ms, block, r) => out.push(`${n} ${block ? `${block.first}-${block.last}` : '-'}:${r ?? '-'}`));
+      await forEachMatchingLine(Readable.from([Buffer.from(text.slice(0, p + 1)), Buffer.from(text.slice(p + 1))]), catalog.engine, (n, hits) => bc.match(n, hits.text(), hits.byteStart(), hits.count), async () => undefined, { blocks: bc });
+      bc.finish();
+      const cutLine = text.slice(0, p).split('\n').length;
+      for (const o of out) {
+        const [n, got] = o.split(' ');
+        assert.equal(got, role(Number(n) - 1), `cut after line ${cutLine}: line ${n}`);
+      }
+    }
+    assert.ok(cuts > 300, `${cuts} cuts`);
+  });
+
+  it('lines longer than a byte block (matched between blocks, by their first 64 KiB): what a parse of the whole text gives', () => {
+    // 5 MiB lines (the byte scan hands over blocks of at most 4 MiB: such a line is matched between
+    // two of them, engine/longLine): a plain line; a traceback's exception line with a window open
+    // (its quoted raise line matched); one with no window open (frames without quoted code: the
+    // lines before come from the previous block's tail); a Node exception line whose frames come
+    // in the next byte block; a long line matching nothing inside a traceback ends that block
+    const big = 5 << 20;
+    const shutil = traceLines('python/shutil_archive.txt');
+    const queue = traceLines('python/queue_task_done.txt');
+    const minimatch = traceLines('node/minimatch_long.txt');
+    const excOf = (t: string[], head: string) => t.findIndex((l) => l.startsWith(head));
+    const shutilExc = excOf(shutil, 'ValueError:');
+    const queueExc = excOf(queue, 'ValueError:');
+    const mmExc = excOf(minimatch, 'TypeError:');
+    const noQuotes = (t: string[], upTo: number) => t.slice(0, upTo).filter((l) => !/^ {4}\S/.test(l));
+    // (more lines than a window between the parts: no window reaches from one part into the next)
+    const gap = (k: number) => Array.from({ length: 60 }, (_, i) => `2026-12-01 10:0${k}:${String(i).padStart(2, '0')} INFO heartbeat`);
+    const build = (fill: string) => [
+      ...shutil,
+      ...gap(1),
+      `2026-12-01 ERROR unknown archive format 'zip' ${fill}`,
+      ...gap(2),
+      ...shutil.slice(0, shutilExc),
+      `ValueError: unknown archive format '${fill}'`,
+      ...gap(3),
+      ...noQuotes(queue, queueExc),
+      `ValueError: task_done() called too many times ${fill}`,
+      ...gap(4),
+      ...minimatch.slice(0, mmExc),
+      `TypeError: pattern is too long: ${fill}`,
+      ...minimatch.slice(mmExc + 1),
+      ...traceLines('node/picomatch_empty.txt'),
+      "2026-12-01 ERROR unknown archive format 'zip' zzz",
+    ];
+    const lines = build('z'.repeat(big));
+    const file = path.join(dir, 'long.log');
+    writeFileSync(file, lines.join('\n') + '\n');
+    const got = scanJson(file);
+    assert.deepEqual(rows(got), expected(build('zzz')));
+    // (what that comparison rests on: each long line reported, in its block where it has one, the
+    // raising file's record first)
+    const longAt = lines.flatMap((l, i) => (l.length > big ? [i + 1] : []));
+    assert.equal(longAt.length, 4);
+    const at = (n: number) => got.filter((r) => r.line === n);
+    assert.ok(at(longAt[0]!).length > 0 && at(longAt[0]!).every((r) => !r.block));
+    for (const [n, kind, file] of [[longAt[1]!, 'python', 'shutil.py'], [longAt[2]!, 'python', 'queue.py'], [longAt[3]!, 'node', 'minimatch/dist/commonjs/assert-valid-pattern.js']] as const) {
+      assert.equal(at(n).length, 1, `line ${n}`);
+      assert.equal(at(n)[0]!.block?.kind, kind, `line ${n}`);
+      assert.equal(catalog.get(at(n)[0]!.id)!.filePath, file, `line ${n}`);
+    }
+    assert.equal(got.filter((r) => r.block?.kind === 'node').length, 2, 'minimatch and the picomatch stack after it');
+  });
+
+  it('a long line that matches nothing, inside a traceback: the block ends there (no window reaches across it)', () => {
+    const shutil = traceLines('python/shutil_archive.txt');
+    const exc = shutil.findIndex((l) => l.startsWith('ValueError:'));
+    // the long line between the traceback's frames and its exception line
+    const lines = [...shutil.slice(0, exc), '    ' + 'x'.repeat(5 << 20), ...shutil.slice(exc)];
+    const file = path.join(dir, 'long-nomatch.log');
+    writeFileSync(file, lines.join('\n') + '\n');
+    const got = scanJson(file);
+    // the exception line, after the long line, is in no block it could reach: its matches are a
+    // plain line's (the block before the long line has no exception line, so nothing of it)
+    const n = lines.findIndex((l) => l.startsWith('ValueError:')) + 1;
+    assert.ok(got.length > 0);
+    assert.ok(got.every((r) => r.line === n && !r.block), JSON.stringify(got));
+    assert.deepEqual(rows(got), expected([lines[n - 1]!]).map((w) => w.replace(/^1 /, `${n} `)));
   });
 });

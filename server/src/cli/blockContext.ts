@@ -5,7 +5,9 @@
 // by its own text is dropped at once; one with no block shape within NEAR lines (most of them) is
 // handed back plain without a window. Windows run across the scan's byte blocks (the last lines of
 // the previous block are kept; a window's lookahead continues in the next block). Lines end where
-// the byte scan ends them: at \n, \r\n or a lone \r.
+// the byte scan ends them: at \n, \r\n or a lone \r. A line longer than a byte block (4 MiB, matched
+// between blocks: core/lineScan) is read by its first 64 KiB when it matches; one that matches
+// nothing is unknown, and a block ends at it.
 //
 // The windows are BEFORE lines before and AFTER lines after a matched line: a block is seen within
 // them only (its raising frame, next to the exception line, always is), which is what the scan
@@ -53,6 +55,10 @@ export class BlockContext<T> implements BlockHooks {
   /** The last lines of the previous byte block: line number of tail[0]. */
   private tail: string[] = [];
   private tailFirst = 0;
+  /** The last matched long line (matched between byte blocks) and its text. A long line that
+   * matches nothing is not known: a window ends at it. */
+  private longK = -1;
+  private longText = '';
 
   constructor(private readonly emit: Emit<T>) {
     this.stream = new BlockStream<T>((l) => {
@@ -92,12 +98,20 @@ export class BlockContext<T> implements BlockHooks {
   }
 
   /** A matched line of the current byte block (lineNumber 1-based; byteStart: its offset in the
-   * block's bytes, LineHits.byteStart()). */
+   * block's bytes, LineHits.byteStart()), or a long line between blocks. */
   match(lineNumber: number, line: string, byteStart: number, payload: T): void {
-    this.setStart(lineNumber, byteStart);
-    this.ringText[this.slot(lineNumber)] = line;
-    this.anchor = lineNumber;
-    this.anchorStart = byteStart;
+    if (!this.buf) {
+      // a long line (longer than a byte block, core/lineScan), matched between blocks: its text
+      // (the first 64 KiB) is line lineNumber for windows; the lines before it are the previous
+      // block's tail, the lines after it come in the next block
+      this.longK = lineNumber;
+      this.longText = line;
+    } else {
+      this.setStart(lineNumber, byteStart);
+      this.ringText[this.slot(lineNumber)] = line;
+      this.anchor = lineNumber;
+      this.anchorStart = byteStart;
+    }
     if (isFrameLine(line)) return; // context, never an error of its own (fed plain when a window wants it)
     let from = this.fed + 1;
     if (lineNumber > this.want) {
@@ -134,32 +148,40 @@ export class BlockContext<T> implements BlockHooks {
   private feedTo(to: number): void {
     if (!this.buf) return;
     const end = Math.min(to, this.last);
-    for (let k = Math.max(this.fed + 1, this.first); k <= end && this.stream.pendingPayloads > 0; k++) {
+    for (let k = Math.max(this.fed + 1, 1); k <= end && this.stream.pendingPayloads > 0; k++) {
       const l = this.lineAt(k);
-      if (l === undefined) break;
+      if (l === undefined) {
+        // (before this block: a long line that matched nothing, between the blocks; the stream
+        // ends a block at the gap)
+        if (k < this.first) continue;
+        break;
+      }
       this.feed(k, l, undefined);
     }
   }
 
+  /** Is a block shape within NEAR lines of a matched line? Also when a line after it is not read
+   * yet (it is in the next byte block, or a long line between blocks is): the window decides. */
   private nearBlock(lineNumber: number, line: string): boolean {
     if (hasBlockShape(line) || exceptionHeader(line)) return true;
     for (let k = lineNumber - NEAR; k <= lineNumber + NEAR; k++) {
-      if (k !== lineNumber && this.shapeAt(k)) return true;
+      if (k === lineNumber) continue;
+      const shape = this.shapeAt(k);
+      if (shape || (shape === undefined && k > lineNumber)) return true;
     }
     return false;
   }
 
-  /** Has line k a block shape (hasBlockShape)? Remembered: matched lines next to each other look at
-   * the same neighbours. */
-  private shapeAt(k: number): boolean {
+  /** Has line k a block shape (hasBlockShape)? undefined: line k is not known here. Remembered:
+   * matched lines next to each other look at the same neighbours. */
+  private shapeAt(k: number): boolean | undefined {
     const known = this.shapes.get(k);
     if (known !== undefined) return known;
     const l = this.lineAt(k);
-    const has = l !== undefined && hasBlockShape(l);
-    if (l !== undefined) {
-      if (this.shapes.size > 4096) this.shapes.clear();
-      this.shapes.set(k, has);
-    }
+    if (l === undefined) return undefined;
+    const has = hasBlockShape(l);
+    if (this.shapes.size > 4096) this.shapes.clear();
+    this.shapes.set(k, has);
     return has;
   }
 
@@ -182,9 +204,11 @@ export class BlockContext<T> implements BlockHooks {
     this.ringStart[i] = pos;
   }
 
-  /** Line k: from this block's bytes, or the previous block's tail. */
+  /** Line k: from this block's bytes, the previous block's tail (also between blocks), or the
+   * last matched long line. */
   private lineAt(k: number): string | undefined {
-    if (k < this.first) {
+    if (k === this.longK) return this.longText;
+    if (k < this.first || !this.buf) {
       const i = k - this.tailFirst;
       return i >= 0 && i < this.tail.length ? this.tail[i] : undefined;
     }
