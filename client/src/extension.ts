@@ -9,6 +9,7 @@ import { registerCommands } from './commands';
 import { registerDataset } from './dataset';
 import { registerKnownErrors } from './knownErrors';
 import { Notifier } from './notify';
+import { registerProblems } from './problems';
 import { registerRecordView } from './recordView';
 import { registerSearch } from './search';
 import { ServerHandle } from './server';
@@ -64,6 +65,7 @@ export function activate(context: vscode.ExtensionContext): ErrorExplainerApi {
     knownErrors.refresh();
   });
   registerTrust(s);
+  const problems = registerProblems(s); // issue 15: Error Lens-like problem actions, end-of-line messages
 
   const startIfNeeded = (doc: vscode.TextDocument): void => {
     if (!server.isStarted && needsServer(doc)) server.start().catch(() => undefined /* reported by ServerHandle */);
@@ -94,6 +96,8 @@ export function activate(context: vscode.ExtensionContext): ErrorExplainerApi {
     knownErrors: () => knownErrors.snapshot(),
     agents: () => ({ ...agents }),
     mcpCommand: () => mcpCommand(s),
+    // issue 15
+    inlineMessages: (uri) => problems.inlineMessages(uri),
   };
 }
 

@@ -15,6 +15,7 @@ import {
 } from 'vscode-languageclient/node';
 import { Commands, InitializationOptions, SeenNotification, SeenParams, StatusNotification, StatusResult } from '../../server/src/protocol';
 import { Notifier } from './notify';
+import { withSnippetEdit } from './snippets';
 
 export const CLIENT_ID = 'errorExplainer';
 const CLIENT_NAME = 'Error Explainer';
@@ -136,6 +137,11 @@ export class ServerHandle implements vscode.Disposable {
         didOpen: (doc, next) => (isOwnOutput(doc) ? Promise.resolve() : next(doc)),
         didChange: (e, next) => (isOwnOutput(e.document) ? Promise.resolve() : next(e)),
         didClose: (doc, next) => (isOwnOutput(doc) ? Promise.resolve() : next(doc)),
+        // Snippet code actions: the server's plain edit becomes a snippet edit with tab stops.
+        provideCodeActions: async (doc, range, context, token, next) => {
+          const actions = await next(doc, range, context, token);
+          return actions?.map((a) => withSnippetEdit(doc, a));
+        },
       },
       errorHandler: {
         // Write/read errors on a dying connection: keep going; `closed` decides about restarts

@@ -91,12 +91,14 @@ describe('dataset: hostile servers and workspaces', function () {
     });
 
     it('settings of an untrusted workspace never reach the dataset (the server does not trust the client)', async () => {
-      const raw = { dataset: { url: 'https://evil.example', repos: ['*'], refreshHours: 0, suggest: true }, records: { paths: ['/x'] }, logFiles: ['**/*a*a*b'] };
+      const raw = { dataset: { url: 'https://evil.example', repos: ['*'], refreshHours: 0, suggest: true }, records: { paths: ['/x'] }, logFiles: ['**/*a*a*b'], diagnostics: { searchUrl: 'https://search.example/?q=${query}' } };
       const untrusted = normalizeSettings(raw, { trusted: false });
       // the URL and the schedule are not the workspace's to choose; repos only select among rows
       // already downloaded from a URL the user agreed to
       assert.deepEqual(untrusted.dataset, { url: '', repos: ['*'], refreshHours: 24, suggest: true });
       assert.deepEqual(untrusted.logFiles, DEFAULT_SETTINGS.logFiles, 'the globs of an untrusted workspace are the defaults');
+      assert.equal(untrusted.diagnostics.searchUrl, DEFAULT_SETTINGS.diagnostics.searchUrl, 'so is the search page the problems link to');
+      assert.equal(normalizeSettings(raw).diagnostics.searchUrl, raw.diagnostics.searchUrl);
       assert.equal(normalizeSettings(raw).dataset.url, 'https://evil.example', 'trusted: taken as given');
       assert.deepEqual(normalizeSettings(raw).logFiles, ['**/*a*a*b']);
       assert.deepEqual(normalizeSettings({ ...raw, logFiles: [] }).logFiles, [], 'an empty list stays empty');

@@ -28,7 +28,7 @@ import {
 import { linearRegex } from '../../server/src/core/linearRegex';
 import { decodeText } from '../../server/src/core/records/decode';
 import { renderRecord } from '../../server/src/core/render';
-import { hoverFooter } from '../../server/src/server/commands';
+import { hoverActions } from '../../server/src/server/commands';
 import { lineViews } from '../../server/src/core/text';
 import { RECORD_FIELDS } from '../../server/src/core/validate';
 
@@ -507,8 +507,9 @@ describe(`fuzz (seed ${SEED}, ${RUNS} runs)`, function () {
             sourceCode: t[5]!, sourceCodeStart: 1, sourceCodeEnd: 2,
           } as unknown as import('../../server/src/core/record').ErrorRecord;
           const captures = [{ name: t[0]!, value: t[7]! }];
-          const footer = hoverFooter(record, captures, t[6]!);
-          for (const opts of [{ compact: true, footer, match: { text: t[6]!, captures } }, {}]) {
+          const actions = hoverActions(record, captures, t[6]!, { raiseSite: true, near: { uri: 'file:///w/app.log', line: 2 } });
+          const glance = { compact: true, actions, confidence: { label: 'possible', reasons: [t[5]!] }, match: { text: t[6]!, captures } };
+          for (const opts of [glance, { summary: true, match: { text: t[6]!, captures } }, {}]) {
             const markdown = renderRecord(record, opts);
             for (const html of [mdIt.render(markdown) as string, marked.parse(markdown, { gfm: true, async: false })]) {
               assert.doesNotMatch(html, /<(?!\/?(?:h3|h4|p|strong|em|code|pre|table|thead|tbody|tr|th|td|ol|ul|li|blockquote|a|br|hr)\b)[a-zA-Z]/, `a tag that is not ours in ${html}`);

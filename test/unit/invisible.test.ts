@@ -140,6 +140,17 @@ describe('invisible characters: one rule for every output', () => {
       if (format === 'json') assert.equal((JSON.parse(p.stdout.trim()) as { captures: { value: string }[] }).captures[0]!.value, 'b\u202eob\u2066\u200b', 'JSON keeps the data');
       if (format === 'text') assert.match(p.stdout, /b\\u202eob\\u2066\\u200b/, 'shown, not hidden');
     }
+    // colour on: the CLI's own colours pass, nothing from the record or the log does (an ESC in the
+    // log line ends up escaped or removed, never a colour of its own)
+    writeFileSync(log, 'access denied for user b\u001b[8m\u202eob at gate\n');
+    for (const cmd of [['scan', '--format', 'text', log], ['explain', 'access denied for user b\u001b[8m\u202eob at gate']]) {
+      const p = spawnSync(process.execPath, [CLI, cmd[0]!, '--color=always', '--no-bundled', '--records', path.join(dir, 'r.json'), ...cmd.slice(1)], { encoding: 'utf8' });
+      assert.equal(p.status, 0, p.stderr);
+      assert.match(p.stdout, /\u001b\[1m/, `${cmd[0]}: coloured`);
+      const sgr = p.stdout.replace(/\u001b\[(?:[0-4]|3[1-6])m/g, '');
+      assert.doesNotMatch(sgr, ANY, `${cmd[0]}: only the CLI's colours: ${JSON.stringify(sgr.match(ANY))}`);
+      assert.ok(!p.stdout.includes('\u001b[8m'), `${cmd[0]}: the log's conceal sequence is not passed on`);
+    }
     for (const extra of [[], ['--markdown']]) {
       const p = spawnSync(process.execPath, [CLI, 'explain', '--no-bundled', '--records', path.join(dir, 'r.json'), ...extra, 'access denied for user b\u202eob at gate'], { encoding: 'utf8' });
       assert.equal(p.status, 0, p.stderr);

@@ -8,6 +8,8 @@ import { Writable } from 'node:stream';
 import { showInvisible } from '../core/render';
 
 const FLUSH_AT = 64 * 1024;
+// eslint-disable-next-line no-control-regex
+const SGR = /\u001b\[[0-9;]*m/g;
 
 export class Output {
   private parts: string[] = [];
@@ -23,6 +25,25 @@ export class Output {
   write(raw: string): void {
     if (this.closed) return;
     const text = showInvisible(raw);
+    this.parts.push(text);
+    this.size += text.length;
+  }
+
+  /**
+   * `raw` with the colours the CLI painted (cli/terminal.ts paint: SGR sequences `ESC [ n;… m`) kept
+   * and every other invisible character escaped as write() does. Only for text whose record and log
+   * parts went through stripControls/oneLine or JSON.stringify first (the text reporter's): those
+   * leave no ESC of their own, so every ESC here is a colour the CLI chose.
+   */
+  writeStyled(raw: string): void {
+    if (this.closed) return;
+    let text = '';
+    let at = 0;
+    for (const m of raw.matchAll(SGR)) {
+      text += showInvisible(raw.slice(at, m.index)) + m[0];
+      at = m.index + m[0].length;
+    }
+    text += showInvisible(raw.slice(at));
     this.parts.push(text);
     this.size += text.length;
   }

@@ -7,8 +7,11 @@
 import type { CancellationToken } from 'vscode-languageserver';
 import { type ErrorBlock, arraySource } from '../core/blocks';
 import { matchLineInBlock } from '../core/catalog';
+import type { ErrorRecord } from '../core/record';
 import type { ServerContext } from './context';
 import { LineMatches, NO_MATCHES, TrackedDocument } from './documents';
+import { findFileRefs } from './fileRefs';
+import { framePathsNear, type RaiseSite } from './raiseSite';
 import { errorText, throwIfCancelled, yieldToInteractive } from './runSafe';
 
 /** A slice of background matching: an interactive request waits for at most one. */
@@ -127,4 +130,16 @@ export function matchesAt(ctx: ServerContext, doc: TrackedDocument, line: number
   const all = lineMatches(ctx, doc, line);
   if (!all.length) return NO_MATCHES;
   return all.filter((m) => m.match.start <= character && character <= m.match.end);
+}
+
+/** The raise site of a record matched on `line` of a log: stack frames around the line count too. */
+export function raiseSiteNear(ctx: ServerContext, doc: TrackedDocument, line: number, record: ErrorRecord): RaiseSite | undefined {
+  const base = ctx.raiseSites.resolve(record);
+  if (base?.kind === 'local' || !record.filePath) return base;
+  const refsOf = (i: number) => {
+    let r = doc.refs[i];
+    if (r === undefined) r = doc.refs[i] = findFileRefs(doc.line(i));
+    return r;
+  };
+  return ctx.raiseSites.resolveNear(record, framePathsNear(refsOf, doc.lineCount, line));
 }

@@ -40,7 +40,7 @@ import {
   StatusResult,
   TrustNotification,
 } from '../protocol';
-import { codeActions } from './codeActions';
+import { codeActions, ON_DEMAND_KIND } from './codeActions';
 import { createDatasetService, DatasetCatalogs, datasetStatus, datasetSuggest, datasetSync } from './dataset';
 import { DatasetSuggester } from './datasetSuggestion';
 import type { ServerContext } from './context';
@@ -283,7 +283,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
         hoverProvider: true,
         definitionProvider: true,
         documentLinkProvider: { resolveProvider: false },
-        codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
+        codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, ON_DEMAND_KIND] },
         ...(caps.pull ? { diagnosticProvider: { interFileDependencies: false, workspaceDiagnostics: false } } : {}),
         ...(c.workspace?.workspaceFolders ? { workspace: { workspaceFolders: { supported: true, changeNotifications: true } } } : {}),
       },

@@ -2,7 +2,8 @@
 // scopeUri and cleared on didChangeConfiguration. Nothing else keeps settings in globals.
 // Clients without the configuration capability (some plain LSP clients) push settings in
 // didChangeConfiguration's `settings.errorExplainer`; those are used for every resource.
-import { DEFAULT_SETTINGS, ErrorExplainerSettings, MinSeverity } from '../protocol';
+import type { ErrorRecord } from '../core/record';
+import { DEFAULT_SETTINGS, ErrorExplainerSettings, MinSeverity, SEVERITY_OVERRIDES, SeverityOverride, validSearchUrl } from '../protocol';
 
 export const SECTION = 'errorExplainer';
 
@@ -55,7 +56,7 @@ const SEVERITIES: MinSeverity[] = ['critical', 'error', 'warning', 'info'];
  * Defaults filled in, wrong types replaced by defaults: settings are user input too. In an
  * untrusted workspace what decides which files are matched and where and how often the dataset is
  * fetched is not taken from the client at all (a workspace could set it, and a client may pass
- * workspace values on): the default logFiles globs; for the dataset url ''
+ * workspace values on): the default logFiles globs and search page (diagnostics.searchUrl); for the dataset url ''
  * (= the URL the user opted in for), the default refresh interval and suggestion setting. `repos`
  * is kept: it only chooses among rows already downloaded from a URL the user agreed to (and VS Code
  * passes only the user's own value in Restricted Mode: restrictedConfigurations), so a user who
@@ -73,6 +74,7 @@ export function normalizeSettings(raw: unknown, opts: { trusted?: boolean } = {}
     records: {
       paths: strings(records.paths) ?? [...d.records.paths],
       includeBundled: bool(records.includeBundled, d.records.includeBundled),
+      exclude: (strings(records.exclude) ?? []).map((x) => x.trim()).filter(Boolean),
     },
     logFiles: (opts.trusted !== false && strings(r.logFiles)) || [...d.logFiles],
     diagnostics: {
@@ -84,6 +86,9 @@ export function normalizeSettings(raw: unknown, opts: { trusted?: boolean } = {}
         typeof maxPerFile === 'number' && Number.isFinite(maxPerFile) && maxPerFile >= 0
           ? Math.floor(maxPerFile)
           : d.diagnostics.maxPerFile,
+      severityOverrides: overrides(diagnostics.severityOverrides),
+      inlineMessage: bool(diagnostics.inlineMessage, d.diagnostics.inlineMessage),
+      searchUrl: (opts.trusted !== false && validSearchUrl(diagnostics.searchUrl)) || d.diagnostics.searchUrl,
     },
     terminal: {
       enabled: bool(terminal.enabled, d.terminal.enabled),
@@ -109,4 +114,24 @@ function bool(v: unknown, dflt: boolean): boolean {
 }
 function strings(v: unknown): string[] | undefined {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : undefined;
+}
+
+function overrides(v: unknown): Record<string, SeverityOverride> {
+  const out: Record<string, SeverityOverride> = Object.create(null);
+  for (const [k, x] of Object.entries(obj(v))) {
+    if (k.trim() && SEVERITY_OVERRIDES.includes(x as SeverityOverride)) out[k.trim()] = x as SeverityOverride;
+  }
+  return out;
+}
+
+/** The record is in errorExplainer.records.exclude (by id or slug). */
+export function isExcluded(s: ErrorExplainerSettings, r: Pick<ErrorRecord, 'id' | 'slug'>): boolean {
+  const list = s.records.exclude;
+  return list.length > 0 && (list.includes(r.id) || list.includes(r.slug));
+}
+
+/** The severity override of a record (by id, then slug), if any. */
+export function severityOverride(s: ErrorExplainerSettings, r: Pick<ErrorRecord, 'id' | 'slug'>): SeverityOverride | undefined {
+  const o = s.diagnostics.severityOverrides;
+  return Object.prototype.hasOwnProperty.call(o, r.id) ? o[r.id] : Object.prototype.hasOwnProperty.call(o, r.slug) ? o[r.slug] : undefined;
 }
