@@ -10,6 +10,11 @@ import { MAX_LINE, forEachLine } from '../../server/src/core/lineScan';
 import { main } from '../../server/src/cli/main';
 import { artifactUri, problemPath } from '../../server/src/cli/reporters';
 import { splitLines } from '../../server/src/core/catalog';
+
+/** The child's own peak RSS (kB) for the hooks: /proc/self/status VmHWM, the peak of its own memory.
+ * Not process.resourceUsage().maxRSS: Linux keeps the pre-exec peak in it, so a child spawned by a
+ * mocha process of 300 MB reports at least 300 MB. (Else, without /proc, maxRSS.) */
+const PEAK_RSS_KB = "(() => { try { return Number(/VmHWM:\\s+(\\d+) kB/.exec(require('fs').readFileSync('/proc/self/status', 'utf8'))[1]); } catch { return process.resourceUsage().maxRSS; } })()";
 import { stripAnsi } from '../../server/src/core/text';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -527,7 +532,7 @@ describe('cli', function () {
       dir = mkdtempSync(path.join(os.tmpdir(), 'ee-big-'));
       const file = path.join(dir, 'big.log');
       const hook = path.join(dir, 'rss.js');
-      writeFileSync(hook, "process.on('exit', () => require('fs').writeSync(2, 'MAXRSS_KB ' + process.resourceUsage().maxRSS + '\\n'));\n");
+      writeFileSync(hook, `process.on('exit', () => require('fs').writeSync(2, 'MAXRSS_KB ' + ${PEAK_RSS_KB} + '\\n'));\n`);
       const filler = '[2026-08-28 05:10:37 DP0 TP0] Decode batch. #running-req: 3, #token: 4312, token usage: 0.01, cuda graph: True, gen throughput (token/s): 211.35\n';
       const hit = '[2026-08-28 05:10:38 MM-Encoder] ERROR: Inconsistent receive_count for req_id=r1: registered 2, got 1\r\n';
       const block = filler.repeat(999) + hit; // 1 match per 1000 lines
