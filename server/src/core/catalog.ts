@@ -165,25 +165,36 @@ export function explainBlocks(catalog: Pick<RecordCatalog, 'matchLine'>, lines: 
 export class Catalog implements RecordCatalog {
   readonly records: readonly ErrorRecord[];
   private engineCache: MatchEngine | undefined;
-  private readonly index: SearchIndex;
-  private readonly byKey = new Map<string, ErrorRecord>();
+  private indexCache: SearchIndex | undefined;
+  private byKeyCache: Map<string, ErrorRecord> | undefined;
 
-  constructor(records: ErrorRecord[]) {
+  /** `engine`: one already built over these records' entries (the CLI's index cache); else built on first use. */
+  constructor(records: ErrorRecord[], engine?: MatchEngine) {
     this.records = records;
-    this.index = new SearchIndex(records);
-    // Precedence on collisions: id, then slug, then errorCode; first record wins within a kind.
-    for (const r of records) if (!this.byKey.has(r.id)) this.byKey.set(r.id, r);
-    for (const r of records) if (r.slug && !this.byKey.has(r.slug)) this.byKey.set(r.slug, r);
-    for (const r of records) if (r.errorCode && !this.byKey.has(r.errorCode)) this.byKey.set(r.errorCode, r);
+    this.engineCache = engine;
+  }
+
+  /** Lookup and search tables, built on first use (a file scan needs neither). */
+  private get index(): SearchIndex {
+    this.indexCache ??= new SearchIndex(this.records);
+    return this.indexCache;
+  }
+
+  private get byKey(): Map<string, ErrorRecord> {
+    if (!this.byKeyCache) {
+      const byKey = new Map<string, ErrorRecord>();
+      const records = this.records;
+      // Precedence on collisions: id, then slug, then errorCode; first record wins within a kind.
+      for (const r of records) if (!byKey.has(r.id)) byKey.set(r.id, r);
+      for (const r of records) if (r.slug && !byKey.has(r.slug)) byKey.set(r.slug, r);
+      for (const r of records) if (r.errorCode && !byKey.has(r.errorCode)) byKey.set(r.errorCode, r);
+      this.byKeyCache = byKey;
+    }
+    return this.byKeyCache;
   }
 
   private entries(): EngineEntry[] {
-    return this.records.map((r) => ({
-      id: r.id,
-      pattern: r.messagePattern,
-      captureNames: safeCaptureNames(r),
-      errorCode: r.errorCode,
-    }));
+    return this.records.map(engineEntry);
   }
 
   /** The match engine over every record's messagePattern (built on first call; its prefilters on
@@ -306,7 +317,13 @@ export class CompositeCatalog implements RecordCatalog {
   }
 }
 
-function safeCaptureNames(r: ErrorRecord): string[] {
+/** What the engine knows of a record. */
+export function engineEntry(r: ErrorRecord): EngineEntry {
+  return { id: r.id, pattern: r.messagePattern, captureNames: safeCaptureNames(r), errorCode: r.errorCode };
+}
+
+/** The capture names of a record's pattern (none when its message and pattern disagree). */
+export function safeCaptureNames(r: ErrorRecord): string[] {
   try {
     return captureNames(r.errorMessage ?? '', r.messagePattern);
   } catch {

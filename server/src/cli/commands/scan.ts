@@ -17,8 +17,15 @@ import { BlockContext } from '../blockContext';
 import { FORMATS, type Format, type MatchEvent, createReporter, problemPath } from '../reporters';
 import { COLOR_MODES, type ColorMode, terminalWidth, useColor } from '../terminal';
 import { VERSION } from '../version';
+import { DEFAULT_MIN_BYTES, indexCacheDir } from '../indexCache';
 
-const USAGE = `error-explainer scan [--records PATH]... [--no-bundled] [--dataset [--cache DIR]] [--format text|markdown|json|count|sarif] [--color auto|always|never] [--fail-on SEVERITY] [--no-explain] FILE...
+/** Record sets smaller than this are not cached ($ERROR_EXPLAINER_INDEX_CACHE_MIN_BYTES, for tests). */
+function cacheMinBytes(env: Record<string, string | undefined>): number {
+  const v = Number(env['ERROR_EXPLAINER_INDEX_CACHE_MIN_BYTES']);
+  return env['ERROR_EXPLAINER_INDEX_CACHE_MIN_BYTES'] !== undefined && Number.isFinite(v) && v >= 0 ? v : DEFAULT_MIN_BYTES;
+}
+
+const USAGE = `error-explainer scan [--records PATH]... [--no-bundled] [--dataset [--cache DIR]] [--format text|markdown|json|count|sarif] [--color auto|always|never] [--fail-on SEVERITY] [--no-explain] [--no-cache] FILE...
 
 Scans log files (\`-\` = stdin, reported as <stdin>) line by line, in constant memory, and reports
 every match of an error record. Lines end at \\n, \\r\\n or a lone \\r; columns are 1-based
@@ -42,6 +49,10 @@ frames and quoted code none.
   --color WHEN       text: auto (default: on a terminal, unless NO_COLOR is set), always, never
   --fail-on SEV      exit 1 when a match has severity SEV or worse (critical|error|warning|info)
   --no-explain       text format: no explanations after the match lines
+  --no-cache         neither read nor write the index cache (by default, record sets of 2 MB and
+                       more keep their validated records and built index under
+                       $ERROR_EXPLAINER_INDEX_CACHE or ~/.cache/error-explainer/index, keyed by
+                       the content of the record files and this program's build)
 
 Exit status: 0 ok, 1 --fail-on reached, 2 usage or I/O error.`;
 
@@ -90,7 +101,7 @@ export const scan: Command = {
   summary: 'scan log files for known errors (text, json, count, sarif)',
   usage: USAGE,
   async run(args: string[], io: Io): Promise<number> {
-    const p = parseArgs(args, { records: 'strings', 'no-bundled': 'boolean', format: 'string', 'fail-on': 'string', 'no-explain': 'boolean', dataset: 'boolean', cache: 'string', color: 'string' });
+    const p = parseArgs(args, { records: 'strings', 'no-bundled': 'boolean', format: 'string', 'fail-on': 'string', 'no-explain': 'boolean', dataset: 'boolean', cache: 'string', color: 'string', 'no-cache': 'boolean' });
     if (flag(p, 'help')) {
       io.stdout.write(USAGE + '\n');
       return EXIT_OK;
@@ -110,7 +121,11 @@ export const scan: Command = {
 
     const datasetRecords = flag(p, 'dataset') ? await loadDatasetRecords(path.resolve(io.cwd, stringOption(p, 'cache') ?? defaultCacheDir(io.env)), { full: true }) : undefined;
     if (datasetRecords?.length === 0) io.stderr.write('error-explainer: no dataset cached (run `error-explainer dataset sync`)\n');
-    const { catalog, problems } = await loadCatalog(stringsOption(p, 'records'), flag(p, 'no-bundled'), datasetRecords);
+    // the prose of records is read for explanations (text, markdown) and SARIF rules only
+    const full = format === 'sarif' || ((format === 'text' || format === 'markdown') && !flag(p, 'no-explain'));
+    const cache = flag(p, 'no-cache') ? undefined : { dir: indexCacheDir(io.env), minBytes: cacheMinBytes(io.env), full };
+    const loaded = await loadCatalog(stringsOption(p, 'records'), flag(p, 'no-bundled'), datasetRecords, cache ? { cache } : {});
+    const { catalog, problems } = loaded;
     for (const pr of problems) if (pr.severity === 'error') io.stderr.write(formatProblem(pr) + '\n');
 
     const out = new Output(io.stdout);
@@ -173,6 +188,8 @@ export const scan: Command = {
     }
     reporter.end({ lines, matches });
     await out.flush();
+    const cacheError = loaded.saveCache?.();
+    if (cacheError) io.stderr.write(`error-explainer: index cache not written: ${cacheError}\n`);
     return failOn >= 0 && worst <= failOn ? EXIT_FINDINGS : EXIT_OK;
   },
 };
