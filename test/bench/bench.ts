@@ -52,6 +52,8 @@ async function main(): Promise<void> {
   if (logscan) sections.push(logscan);
   const scan = await optionalSection('scan', 'scan.ts');
   if (scan) sections.push(scan);
+  const precision = await optionalSection('precision', 'precision.ts');
+  if (precision) sections.push(precision);
   const wanted = process.env.BENCH_SECTIONS?.split(',').map((s) => s.trim());
   for (const s of sections) {
     if (wanted && !wanted.includes(s.name)) continue;
