@@ -9,8 +9,12 @@ import { type Command, EXIT_FINDINGS, EXIT_OK, IoError, type Io, UsageError } fr
 import { forEachMatchingLine } from '../../core/lineScan';
 import { Output } from '../output';
 import { checkReadable, formatProblem, loadCatalog } from '../records';
-import { recordMatch } from '../../core/catalog';
-import { FORMATS, type Format, createReporter, problemPath } from '../reporters';
+import { type RecordMatch, bestOfBlock, matchInBlock, recordMatch } from '../../core/catalog';
+import { lineFacts } from '../../core/confidence';
+import type { ErrorBlock } from '../../core/blocks';
+import type { LineMatch } from '../../core/engine';
+import { BlockContext } from '../blockContext';
+import { FORMATS, type Format, type MatchEvent, createReporter, problemPath } from '../reporters';
 import { COLOR_MODES, type ColorMode, terminalWidth, useColor } from '../terminal';
 import { VERSION } from '../version';
 import { DEFAULT_MIN_BYTES, indexCacheDir } from '../indexCache';
@@ -25,7 +29,9 @@ const USAGE = `error-explainer scan [--records PATH]... [--no-bundled] [--datase
 
 Scans log files (\`-\` = stdin, reported as <stdin>) line by line, in constant memory, and reports
 every match of an error record. Lines end at \\n, \\r\\n or a lone \\r; columns are 1-based
-UTF-16 units of the original line (endColumn exclusive).
+UTF-16 units of the original line (endColumn exclusive). In a traceback or stack trace the
+exception line gets one match (the record its frames say raised it; json: "block"), and its
+frames and quoted code none.
 
   --records PATH     also load records from PATH (file, .gz, JSON Lines, folder); repeatable
   --no-bundled       do not load the bundled records
@@ -69,6 +75,18 @@ function openSnapshot(file: string): Readable {
     return Readable.from([]);
   }
   return createReadStream('', { fd, highWaterMark: 1 << 20, ...(size !== undefined ? { end: size - 1 } : {}) });
+}
+
+/** What a match event says about the block its line is in (1-based lines, as the scan counts). */
+function blockInfo(b: ErrorBlock): NonNullable<MatchEvent['block']> {
+  const f = b.frames[b.raising];
+  return {
+    kind: b.kind,
+    firstLine: b.first,
+    lastLine: b.last,
+    ...(b.errorClass ? { errorClass: b.errorClass } : {}),
+    ...(f ? { raisedAt: { file: f.file, line: f.line, ...(f.column !== undefined ? { column: f.column } : {}), ...(f.function ? { function: f.function } : {}) } } : {}),
+  };
 }
 
 /** --color's value (auto when not given). */
@@ -121,23 +139,43 @@ export const scan: Command = {
       const name = f === '-' ? '<stdin>' : format === 'text' || format === 'markdown' ? problemPath(f, io.cwd) : f;
       try {
         const input: Readable = f === '-' ? io.stdin : openSnapshot(f);
+        const report = (n: number, m: RecordMatch, block?: ErrorBlock) => {
+          matches++;
+          worst = Math.min(worst, severityRank(m.record.severity));
+          reporter.match({ file: name, line: n, m, ...(block ? { block: blockInfo(block) } : {}) });
+        };
+        // one match per error block: the best of its exception lines, reported when the block ends
+        let pending: { block: ErrorBlock; lines: { n: number; ms: RecordMatch[] }[] } | undefined;
+        const flushBlock = () => {
+          if (!pending) return;
+          const best = bestOfBlock(pending.lines.map((l) => l.ms))[0];
+          if (best) report(pending.lines.find((l) => l.ms.includes(best))!.n, best, pending.block);
+          pending = undefined;
+        };
+        const blocks = new BlockContext<LineMatch[]>((n, line, ms, block, role) => {
+          if (pending && pending.block !== block) flushBlock();
+          if (!block) {
+            const facts = lineFacts(line);
+            for (const lm of ms) report(n, recordMatch(catalog.records[lm.entry]!, lm, line, undefined, facts));
+          } else if (role === 'exception') {
+            const lineMatches = matchInBlock(ms.map((lm) => ({ record: catalog.records[lm.entry]!, match: lm })), line, block);
+            (pending ??= { block, lines: [] }).lines.push({ n, ms: lineMatches });
+          }
+          // frames, quoted code and other block lines: context, never matches
+        });
         const stats = await forEachMatchingLine(
           input,
           catalog.engine,
-          (n, hits) => {
-            const line = hits.text();
-            for (const lm of hits.matches()) {
-              const m = recordMatch(catalog.records[lm.entry]!, lm, line);
-              matches++;
-              worst = Math.min(worst, severityRank(m.record.severity));
-              reporter.match({ file: name, line: n, m });
-            }
-          },
+          // (the matches are made now: `hits` is valid during the call only, and a window decides later)
+          (n, hits) => blocks.match(n, hits.text(), hits.byteStart(), hits.matches()),
           async () => {
             if (out.full) await out.flush();
             return !out.closed;
           },
+          { blocks },
         );
+        blocks.finish();
+        flushBlock();
         lines += stats.lines;
         if (stats.truncatedLines) {
           io.stderr.write(`error-explainer: ${name}: ${stats.truncatedLines} line(s) longer than 16M characters were matched on their first 16M characters only\n`);

@@ -64,6 +64,11 @@ export class LineHits {
     return this.ends[i]!;
   }
 
+  /** Where the line starts in the block's bytes (buf[0, n) of scanBytes). */
+  byteStart(): number {
+    return this.lineStart;
+  }
+
   /** The line (without its line end). */
   text(): string {
     return (this.decoded ??= utf8Slice(this.bytes, this.lineStart, this.lineEnd));
