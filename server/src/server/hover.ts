@@ -63,19 +63,38 @@ export function raisedAt(ctx: ServerContext, doc: TrackedDocument, line: number,
   if (!block || block.roles[line - block.first] !== 'exception') return undefined;
   const f = block.frames[block.raising];
   if (!f) return undefined;
+  // the record is raised at this very frame: the glance's title says it (raisingFrameSite), once
+  if (top?.frame && top.frame.index === block.raising) return undefined;
   const file = ctx.fileRefs.resolve(f.file);
   const label = escapeMarkdown(`${file ? relativeLabel(ctx, file) : f.file}:${f.line}`);
   let md = `**Raised at** ${file ? `[${label}](${fileTarget(file, f.line, f.column)})` : label}`;
   if (f.function) md += ` in ${escapeMarkdown(f.function)}`;
-  if (top?.frame && top.frame.index === block.raising && top.frame.line) md += ' — where the record below is raised';
   return md;
+}
+
+/**
+ * The raise site the glance's title names when `m` is the record of a block's raising frame and that
+ * frame is a workspace file: the frame (the line this run raised it at), linked there. One rule for
+ * "raised at" in the hover: the record's raise site — this frame when the trace shows it and the
+ * workspace has it, else the record's own site (local file or pinned GitHub permalink) — and a
+ * separate "Raised at" line only when the trace's raising frame is somewhere else (raisedAt).
+ */
+function raisingFrameSite(ctx: ServerContext, doc: TrackedDocument, line: number, m: RecordMatch): { label: string; href: string } | undefined {
+  const block = doc.blocks.blockAt(line);
+  if (!block || block.roles[line - block.first] !== 'exception' || !m.frame || m.frame.index !== block.raising) return undefined;
+  const f = block.frames[block.raising];
+  const file = f && ctx.fileRefs.resolve(f.file);
+  if (!f || !file) return undefined;
+  return { label: `${relativeLabel(ctx, file)}:${f.line}`, href: fileTarget(file, f.line, f.column) };
 }
 
 /** The glance of one match on `line` of a log document. */
 export function renderMatch(ctx: ServerContext, m: RecordMatch, doc: TrackedDocument, line: number): string {
   const caps = captures(m);
+  const frameSite = raisingFrameSite(ctx, doc, line, m);
   const site = raiseSiteNear(ctx, doc, line, m.record);
   return safeRender(ctx, m.record, site, {
+    ...(frameSite ? { raiseSite: frameSite } : {}),
     match: { text: m.match.text, captures: caps },
     confidence: m.confidence,
     actions: hoverActions(m.record, caps, m.match.text, { raiseSite: site !== undefined, near: { uri: doc.uri, line } }),
@@ -84,7 +103,7 @@ export function renderMatch(ctx: ServerContext, m: RecordMatch, doc: TrackedDocu
 
 function safeRender(ctx: ServerContext, record: ErrorRecord, site: RaiseSite | undefined, opts: RenderOptions): string {
   try {
-    const raiseSite = raiseSiteOption(ctx, site);
+    const raiseSite = opts.raiseSite ?? raiseSiteOption(ctx, site);
     return renderRecord(record, { ...opts, compact: true, ...(raiseSite ? { raiseSite } : {}) });
   } catch (e) {
     ctx.log.error(`rendering record ${record.id} failed: ${errorText(e)}`);
