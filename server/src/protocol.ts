@@ -3,6 +3,7 @@
 // both. Plain LSP clients (Neovim, Helix, ...) can send these too; none is required for the
 // standard features (hover, diagnostics, code actions, links, definition).
 import { NotificationType, RequestType, type WorkDoneProgressParams } from 'vscode-languageserver-protocol';
+import { DEFAULT_MIN_CONFIDENCE } from './core/confidence/threshold';
 
 // ---------------------------------------------------------------------------------------------
 // Settings (section "errorExplainer"), pulled by the server per resource via workspace/configuration.
@@ -27,6 +28,8 @@ export interface ErrorExplainerSettings {
     enabled: boolean;
     minSeverity: MinSeverity;
     maxPerFile: number;
+    /** Matches below this confidence (0..1, core/confidence) are not problems; hovers still show them. */
+    minConfidence: number;
     /** Record id or slug -> the severity its problems are shown with. */
     severityOverrides: Record<string, SeverityOverride>;
     /** Client: the problem's message at the end of its line (a decoration). */
@@ -56,6 +59,7 @@ export const DEFAULT_SETTINGS: ErrorExplainerSettings = {
     enabled: true,
     minSeverity: 'info',
     maxPerFile: 1000,
+    minConfidence: DEFAULT_MIN_CONFIDENCE,
     severityOverrides: {},
     inlineMessage: false,
     searchUrl: 'https://www.google.com/search?q=${query}',

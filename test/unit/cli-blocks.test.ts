@@ -20,8 +20,9 @@ const CLI = path.join(ROOT, 'dist/cli.js');
 const RECORDS = path.join(TRACES, 'records.json');
 const catalog = new Catalog(parseRecordText(readFileSync(RECORDS, 'utf8'), 'records.json').records);
 
+// (every match, whatever its confidence: these tests compare the scan's block windows with a parse of the whole text)
 function scanJson(file: string): { line: number; id: string; block?: { firstLine: number; lastLine: number; kind: string } }[] {
-  const r = spawnSync(process.execPath, [CLI, 'scan', '--no-bundled', '--records', RECORDS, '--format', 'json', file], { cwd: ROOT, encoding: 'utf8', maxBuffer: 256 << 20 });
+  const r = spawnSync(process.execPath, [CLI, 'scan', '--no-bundled', '--records', RECORDS, '--format', 'json', '--min-confidence', '0', file], { cwd: ROOT, encoding: 'utf8', maxBuffer: 256 << 20 });
   assert.equal(r.status, 0, r.stderr);
   return r.stdout.trimEnd().split('\n').filter(Boolean).map((l) => JSON.parse(l));
 }

@@ -272,10 +272,36 @@ describe('cli', function () {
       assert.equal(JSON.parse(cli(['scan', '--format', 'json', abs]).stdout.split('\n')[0]!).file, abs);
     });
 
+    it('--min-confidence: matches below it are counted, not reported, and never reach --fail-on; 0 reports all', () => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'ee-minconf-'));
+      try {
+        const file = path.join(dir, 'generic.json');
+        writeFileSync(file, JSON.stringify([{ errorMessage: 'password', messagePattern: 'password', severity: 'critical' }]));
+        const input = '12:00:01 INFO user password changed for alice\nencode metadata not ready\n';
+        const count = (...extra: string[]) => JSON.parse(cli(['scan', '--format', 'count', '--records', file, ...extra, '-'], input).stdout) as { matches: number; belowConfidence: number };
+        assert.deepEqual([count().matches, count().belowConfidence], [1, 1], 'the generic word on an INFO line is below the default');
+        assert.deepEqual([count('--min-confidence', '0').matches, count('--min-confidence', '0').belowConfidence], [2, 0]);
+        assert.deepEqual([count('--min-confidence', '1').matches, count('--min-confidence', '1').belowConfidence], [0, 2]);
+        assert.equal(cli(['scan', '--format', 'count', '--fail-on', 'critical', '--records', file, '-'], input).code, 0, 'a match that is not reported does not fail the run');
+        assert.equal(cli(['scan', '--format', 'count', '--fail-on', 'critical', '--min-confidence', '0', '--records', file, '-'], input).code, 1);
+        const text = cli(['scan', '--no-explain', '--records', file, '-'], input).stdout;
+        assert.match(text, /1 match of 1 record in 2 lines \(1 below confidence 0\.5 not shown: --min-confidence 0 shows them\)\n$/);
+        const json = cli(['scan', '--format', 'json', '--min-confidence', '0', '--records', file, '-'], input).stdout.trim().split('\n').map((l) => JSON.parse(l) as { confidence: { score: number } });
+        assert.ok(json[0]!.confidence.score < 0.5 && json[1]!.confidence.score >= 0.5, JSON.stringify(json.map((j) => j.confidence)));
+        for (const bad of ['2', '-0.1', 'x', '']) {
+          const r = cli(['scan', '--min-confidence', bad, '-'], input);
+          assert.equal(r.code, 2, bad);
+          assert.match(r.stderr, /--min-confidence takes a number from 0 to 1/);
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
     it('count: one JSON object at the end', () => {
       const r = cli(['scan', '--format', 'count', SAMPLE]);
       assert.equal(r.code, 0);
-      assert.deepEqual(JSON.parse(r.stdout), { lines: SAMPLE_LINES.length, matches: 5, byRecord: { [SENT]: 2, [META]: 1, [COUNT]: 2 } });
+      assert.deepEqual(JSON.parse(r.stdout), { lines: SAMPLE_LINES.length, matches: 5, belowConfidence: 0, byRecord: { [SENT]: 2, [META]: 1, [COUNT]: 2 } });
       assert.equal(r.stdout.trimEnd().split('\n').length, 1);
     });
 

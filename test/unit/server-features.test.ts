@@ -86,6 +86,24 @@ describe('server: hover and diagnostics (in memory)', () => {
     assert.equal((await documentDiagnostics(ctx, doc)).items.length, 0);
   });
 
+  it('diagnostics.minConfidence: a generic record matching an ordinary line is no problem (the hover still offers it); 0 reports it', async () => {
+    const generic = parseRecordText(JSON.stringify([{ errorMessage: 'password', messagePattern: 'password' }]), 'g.json').records;
+    const ctx = makeCtx([...fixtureRecords(), ...generic]);
+    const lines = ['12:00:01 INFO user password changed for alice', 'encode metadata not ready'];
+    const doc = ctx.documents.open('file:///c.log', 'log', 1, lines.join('\n'));
+    const ids = async () => (await documentDiagnostics(ctx, doc)).items.map((d) => [d.range.start.line, (d.data as { id: string }).id]);
+    const real = (await ids()).filter(([l]) => l === 1);
+    assert.equal(real.length, 1, 'a specific record is a problem at the default threshold');
+    assert.deepEqual((await ids()).filter(([l]) => l === 0), [], `the generic match is below ${DEFAULT_SETTINGS.diagnostics.minConfidence}`);
+    const h = await hover(ctx, { textDocument: { uri: doc.uri }, position: { line: 0, character: lines[0]!.indexOf('password') + 1 } });
+    assert.ok(h && /(Possible|Unlikely) match/.test((h.contents as { value: string }).value), 'the hover still lists it, labelled');
+    ctx.settings.diagnostics.minConfidence = 0;
+    doc.clearMatches();
+    assert.deepEqual((await ids()).filter(([l]) => l === 0).map(([, id]) => id), [generic[0]!.id]);
+    assert.equal(normalizeSettings({ diagnostics: { minConfidence: 2 } }).diagnostics.minConfidence, DEFAULT_SETTINGS.diagnostics.minConfidence, 'out of range: the default');
+    assert.equal(normalizeSettings({ diagnostics: { minConfidence: 0.8 } }).diagnostics.minConfidence, 0.8);
+  });
+
   it('source files get no diagnostics; logs by glob or language', async () => {
     const ctx = makeCtx();
     const py = ctx.documents.open(pathToUri('/w/a.py'), 'python', 1, 'raise MMError("encode metadata not ready")');

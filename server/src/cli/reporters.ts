@@ -36,11 +36,19 @@ export interface MatchEvent {
   };
 }
 
+/** What a scan counted: lines read, matches reported, and matches below --min-confidence (not reported). */
+export interface Totals {
+  lines: number;
+  matches: number;
+  below: number;
+  minConfidence: number;
+}
+
 export interface Reporter {
   begin(): void;
   match(e: MatchEvent): void;
   /** After all files: totals. */
-  end(totals: { lines: number; matches: number }): void;
+  end(totals: Totals): void;
 }
 
 export interface ReporterOptions {
@@ -130,8 +138,8 @@ class CountReporter implements Reporter {
   match(e: MatchEvent): void {
     this.byRecord.set(e.m.record.id, (this.byRecord.get(e.m.record.id) ?? 0) + 1);
   }
-  end(t: { lines: number; matches: number }): void {
-    this.out.write(JSON.stringify({ lines: t.lines, matches: t.matches, byRecord: Object.fromEntries(this.byRecord) }) + '\n');
+  end(t: Totals): void {
+    this.out.write(JSON.stringify({ lines: t.lines, matches: t.matches, belowConfidence: t.below, byRecord: Object.fromEntries(this.byRecord) }) + '\n');
   }
 }
 
@@ -166,9 +174,10 @@ class TextReporter implements Reporter {
     if (prev) prev.count++;
     else this.seen.set(record.id, { record, count: 1, first: e });
   }
-  end(t: { lines: number; matches: number }): void {
+  end(t: Totals): void {
     const n = this.seen.size;
-    const summary = `${t.matches} match${t.matches === 1 ? '' : 'es'} of ${n} record${n === 1 ? '' : 's'} in ${t.lines} line${t.lines === 1 ? '' : 's'}`;
+    const below = t.below ? ` (${t.below} below confidence ${t.minConfidence} not shown: --min-confidence 0 shows them)` : '';
+    const summary = `${t.matches} match${t.matches === 1 ? '' : 'es'} of ${n} record${n === 1 ? '' : 's'} in ${t.lines} line${t.lines === 1 ? '' : 's'}${below}`;
     if (!this.explain || n === 0) {
       this.emit(`\n${summary}\n`);
       return;

@@ -189,7 +189,8 @@ export async function documentDiagnostics(ctx: ServerContext, doc: TrackedDocume
 
   const minRank = severityRank(settings.diagnostics.minSeverity);
   const max = settings.diagnostics.maxPerFile;
-  const key = `${ctx.epoch()}:${minRank}:${max}`; // the epoch changes with every settings change
+  const minConfidence = settings.diagnostics.minConfidence;
+  const key = `${ctx.epoch()}:${minRank}:${max}:${minConfidence}`; // the epoch changes with every settings change
   // Appending to a log: the lines up to the previous report's last match are unchanged and in
   // place, so extend that report from the first edited line instead of walking every line.
   const incremental = prev !== undefined && prev.key === key && doc.diagnosticsDirtyFrom > prev.lastMatchedLine;
@@ -208,7 +209,7 @@ export async function documentDiagnostics(ctx: ServerContext, doc: TrackedDocume
       // one diagnostic per block: the best match of its exception lines
       // (the exclude list and severity overrides as for any match)
       const per = block.exceptions.map((e) =>
-        (matches[e.lineIndex] ?? NO_MATCHES).filter((m) => !isExcluded(settings, m.record) && effectiveSeverity(settings, m.record).rank <= minRank),
+        (matches[e.lineIndex] ?? NO_MATCHES).filter((m) => m.confidence.score >= minConfidence && !isExcluded(settings, m.record) && effectiveSeverity(settings, m.record).rank <= minRank),
       );
       const best = bestOfBlock(per)[0];
       if (best) {
@@ -232,7 +233,8 @@ export async function documentDiagnostics(ctx: ServerContext, doc: TrackedDocume
     const ms = matches[i];
     if (!ms || ms.length === 0) continue;
     for (const m of ms) {
-      if (isExcluded(settings, m.record)) continue;
+      // a match below the threshold is a possible explanation (the hover lists it), not a problem
+      if (m.confidence.score < minConfidence || isExcluded(settings, m.record)) continue;
       const eff = effectiveSeverity(settings, m.record);
       if (eff.rank > minRank) continue;
       lastMatchedLine = i;

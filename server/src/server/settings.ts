@@ -86,6 +86,8 @@ export function normalizeSettings(raw: unknown, opts: { trusted?: boolean } = {}
         typeof maxPerFile === 'number' && Number.isFinite(maxPerFile) && maxPerFile >= 0
           ? Math.floor(maxPerFile)
           : d.diagnostics.maxPerFile,
+      minConfidence:
+        typeof diagnostics.minConfidence === 'number' && diagnostics.minConfidence >= 0 && diagnostics.minConfidence <= 1 ? diagnostics.minConfidence : d.diagnostics.minConfidence,
       severityOverrides: overrides(diagnostics.severityOverrides),
       inlineMessage: bool(diagnostics.inlineMessage, d.diagnostics.inlineMessage),
       searchUrl: (opts.trusted !== false && validSearchUrl(diagnostics.searchUrl)) || d.diagnostics.searchUrl,

@@ -10,7 +10,7 @@ import { forEachMatchingLine } from '../../core/lineScan';
 import { Output } from '../output';
 import { checkReadable, formatProblem, loadCatalog } from '../records';
 import { type RecordMatch, bestOfBlock, matchInBlock, recordMatch } from '../../core/catalog';
-import { lineFacts } from '../../core/confidence';
+import { DEFAULT_MIN_CONFIDENCE, lineFacts } from '../../core/confidence';
 import type { ErrorBlock } from '../../core/blocks';
 import type { LineMatch } from '../../core/engine';
 import { BlockContext } from '../blockContext';
@@ -25,7 +25,7 @@ function cacheMinBytes(env: Record<string, string | undefined>): number {
   return env['ERROR_EXPLAINER_INDEX_CACHE_MIN_BYTES'] !== undefined && Number.isFinite(v) && v >= 0 ? v : DEFAULT_MIN_BYTES;
 }
 
-const USAGE = `error-explainer scan [--records PATH]... [--no-bundled] [--dataset [--cache DIR]] [--format text|markdown|json|count|sarif] [--color auto|always|never] [--fail-on SEVERITY] [--no-explain] [--no-cache] FILE...
+const USAGE = `error-explainer scan [--records PATH]... [--no-bundled] [--dataset [--cache DIR]] [--format text|markdown|json|count|sarif] [--color auto|always|never] [--min-confidence X] [--fail-on SEVERITY] [--no-explain] [--no-cache] FILE...
 
 Scans log files (\`-\` = stdin, reported as <stdin>) line by line, in constant memory, and reports
 every match of an error record. Lines end at \\n, \\r\\n or a lone \\r; columns are 1-based
@@ -47,6 +47,9 @@ frames and quoted code none.
                      count: one JSON object {lines, matches, byRecord} at the end
                      sarif: SARIF 2.1.0 for code scanning (rank = confidence 0-100)
   --color WHEN       text: auto (default: on a terminal, unless NO_COLOR is set), always, never
+  --min-confidence X report only matches whose confidence is at least X, 0 to 1 (default
+                       ${DEFAULT_MIN_CONFIDENCE}; 0 reports every match); the others are counted
+                       (text summary, count's belowConfidence) and never reach --fail-on
   --fail-on SEV      exit 1 when a match has severity SEV or worse (critical|error|warning|info)
   --no-explain       text format: no explanations after the match lines
   --no-cache         neither read nor write the index cache (by default, record sets of 2 MB and
@@ -89,6 +92,14 @@ function blockInfo(b: ErrorBlock): NonNullable<MatchEvent['block']> {
   };
 }
 
+/** --min-confidence's value: a number in [0, 1] (DEFAULT_MIN_CONFIDENCE when not given). */
+export function minConfidenceOption(v: string | undefined): number {
+  if (v === undefined) return DEFAULT_MIN_CONFIDENCE;
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new UsageError(`--min-confidence takes a number from 0 to 1, not '${v}'`);
+  return n;
+}
+
 /** --color's value (auto when not given). */
 export function colorOption(v: string | undefined): ColorMode {
   if (v === undefined) return 'auto';
@@ -101,7 +112,7 @@ export const scan: Command = {
   summary: 'scan log files for known errors (text, json, count, sarif)',
   usage: USAGE,
   async run(args: string[], io: Io): Promise<number> {
-    const p = parseArgs(args, { records: 'strings', 'no-bundled': 'boolean', format: 'string', 'fail-on': 'string', 'no-explain': 'boolean', dataset: 'boolean', cache: 'string', color: 'string', 'no-cache': 'boolean' });
+    const p = parseArgs(args, { records: 'strings', 'no-bundled': 'boolean', format: 'string', 'fail-on': 'string', 'no-explain': 'boolean', dataset: 'boolean', cache: 'string', color: 'string', 'no-cache': 'boolean', 'min-confidence': 'string' });
     if (flag(p, 'help')) {
       io.stdout.write(USAGE + '\n');
       return EXIT_OK;
@@ -114,6 +125,7 @@ export const scan: Command = {
       throw new UsageError(`unknown severity '${failOnText}' for --fail-on (${SEVERITIES.join(', ')})`);
     }
     const failOn = failOnText === undefined ? -1 : severityRank(failOnText as Severity);
+    const minConfidence = minConfidenceOption(stringOption(p, 'min-confidence'));
     const files = p.positionals;
     if (!files.length) throw new UsageError('scan needs at least one FILE (use - for stdin)');
     if (files.filter((f) => f === '-').length > 1) throw new UsageError('stdin (-) can be scanned only once');
@@ -133,6 +145,7 @@ export const scan: Command = {
     const reporter = createReporter(format, out, { version: VERSION, explain: !flag(p, 'no-explain'), style });
     let lines = 0;
     let matches = 0;
+    let below = 0;
     let worst = Infinity;
     reporter.begin();
     for (const f of files) {
@@ -140,6 +153,10 @@ export const scan: Command = {
       try {
         const input: Readable = f === '-' ? io.stdin : openSnapshot(f);
         const report = (n: number, m: RecordMatch, block?: ErrorBlock) => {
+          if (m.confidence.score < minConfidence) {
+            below++;
+            return;
+          }
           matches++;
           worst = Math.min(worst, severityRank(m.record.severity));
           reporter.match({ file: name, line: n, m, ...(block ? { block: blockInfo(block) } : {}) });
@@ -186,7 +203,7 @@ export const scan: Command = {
       }
       if (out.closed) return EXIT_OK;
     }
-    reporter.end({ lines, matches });
+    reporter.end({ lines, matches, below, minConfidence });
     await out.flush();
     const cacheError = loaded.saveCache?.();
     if (cacheError) io.stderr.write(`error-explainer: index cache not written: ${cacheError}\n`);

@@ -26,8 +26,8 @@ export interface Confidence {
 }
 
 /** Matches below this confidence are not reported as problems (editor diagnostics, `scan`), only
- * listed as possible explanations (hovers, `explain`, search). Chosen from the precision bench. */
-export const DEFAULT_MIN_CONFIDENCE = 0.5;
+ * listed as possible explanations (hovers, `explain`, search): see threshold.ts. */
+export { DEFAULT_MIN_CONFIDENCE } from './threshold';
 
 /** Where the line sits in an error block (see core/blocks), when the caller knows. */
 export type LineRole = 'exception' | 'frame' | 'quoted' | 'plain';
