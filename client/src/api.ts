@@ -25,6 +25,16 @@ export interface TerminalScan {
   matches: MatchDto[];
 }
 
+/** A terminal command that ended (with shell integration), newest last. */
+export interface TerminalCommand {
+  source: string;
+  commandLine: string;
+  /** False when VS Code passed none of the command's output to extensions (see client/src/terminal.ts). */
+  outputReceived: boolean;
+  /** Known errors found in its output. */
+  matches: number;
+}
+
 export interface ErrorExplainerApi {
   /** Starts the server when needed and resolves once it answers. */
   ready(): Promise<void>;
@@ -38,6 +48,8 @@ export interface ErrorExplainerApi {
   picker(): PickerState | undefined;
   /** Terminal command outputs that contained known errors, oldest first. */
   terminalScans(): readonly TerminalScan[];
+  /** Every terminal command that ended (last 50), oldest first, whether its output arrived. */
+  terminalCommands(): readonly TerminalCommand[];
   /** Seen notifications sent to the server (re-sent after every restart), oldest first. */
   seenReported(): readonly SeenParams[];
   /** What the terminal link provider returns for a terminal line (the same provider VS Code calls). */

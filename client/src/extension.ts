@@ -43,7 +43,7 @@ export function activate(context: vscode.ExtensionContext): ErrorExplainerApi {
     server,
     output,
     notifier,
-    state: { picker: undefined, terminalScans: [], statusText: { records: '', terminal: '' } },
+    state: { picker: undefined, terminalScans: [], terminalCommands: [], statusText: { records: '', terminal: '' } },
   };
   services = s;
   context.subscriptions.push(output, server);
@@ -73,6 +73,7 @@ export function activate(context: vscode.ExtensionContext): ErrorExplainerApi {
     lastStatus: () => server.lastStatus,
     picker: () => (s.state.picker ? { ...s.state.picker, items: [...s.state.picker.items] } : undefined),
     terminalScans: () => s.state.terminalScans.slice(),
+    terminalCommands: () => s.state.terminalCommands.map((c) => ({ ...c })),
     seenReported: () => server.seenReported(),
     terminalLinks: async (line) => {
       const cts = new vscode.CancellationTokenSource();
