@@ -2,6 +2,7 @@
 // tests (and for other extensions that want to know whether the server runs). Nothing in it can
 // change the client's behaviour.
 import type { MatchDto, SeenParams, StatusResult } from '../../server/src/protocol';
+import type { AnsiDecorationState } from './ansiDecorations';
 import type { SuggestionShown } from './dataset';
 import type { ShownMessage } from './notify';
 
@@ -41,8 +42,8 @@ export interface ErrorExplainerApi {
   serverRunning(): boolean;
   /** Crash restarts so far, and whether the client gave up. */
   restarts(): { count: number; gaveUp: boolean };
-  /** Text of the status bar items (records item, terminal item; '' when hidden). */
-  statusText(): { records: string; terminal: string };
+  /** Text of the status bar items (records item and its tooltip as plain text, terminal item; '' when hidden). */
+  statusText(): { records: string; recordsTooltip: string; terminal: string };
   lastStatus(): StatusResult | undefined;
   /** The open picker (QuickPick), if any. */
   picker(): PickerState | undefined;
@@ -58,4 +59,6 @@ export interface ErrorExplainerApi {
   messages(): readonly ShownMessage[];
   /** The server's one-time dataset suggestion as shown (at most one per session) and the user's answer. */
   datasetSuggestions(): readonly SuggestionShown[];
+  /** ANSI decorations applied to the visible editor of this document (URI string), if any. */
+  ansiDecorations(uri: string): AnsiDecorationState | undefined;
 }

@@ -14,6 +14,7 @@ import {
   DatasetSyncRequest,
   DatasetSyncResult,
 } from '../../server/src/protocol';
+import { datasetFailureMessage, OPEN_SETTINGS, RETRY } from './datasetMessages';
 import { mergeRepos, suggestionAction, suggestionButtons, SuggestionAction } from './datasetPrompt';
 import type { Services } from './services';
 
@@ -47,8 +48,15 @@ async function sync(s: Services, confirmed = false): Promise<DatasetSyncResult |
     () => s.server.request<DatasetSyncParams, DatasetSyncResult>(DatasetSyncRequest.type, { force: true }),
   );
   if (result.status === 'failed') {
-    // The server sets `notify` only the first time a failure happens; repeated failures stay quiet.
-    if (result.notify) void s.notifier.show('dataset-failed', 'error', `Error Explainer: ${result.notify}`);
+    // The user asked for this download: say why it failed every time (the server's `notify`, set
+    // only on a new kind of failure, is for downloads nobody asked for), in words, with a way on.
+    const url = vscode.workspace.getConfiguration('errorExplainer').get<string>('dataset.url') ?? '';
+    const m = datasetFailureMessage(result.reason ?? result.notify ?? 'unknown error', url);
+    s.output.warn(`dataset sync failed: ${result.reason ?? result.notify ?? ''}`);
+    void s.notifier.show('dataset-failed', 'error', m.text, m.buttons).then((pick) => {
+      if (pick === RETRY) void sync(s, true);
+      else if (pick === OPEN_SETTINGS) void vscode.commands.executeCommand('workbench.action.openSettings', 'errorExplainer.dataset');
+    });
     return result;
   }
   void s.notifier.show('dataset-synced', 'info', `Error Explainer: ErrLookup dataset ${result.datasetVersion ?? ''} ${result.status}.`);

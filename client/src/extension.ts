@@ -3,9 +3,11 @@
 // them. Activation is cheap: the server starts with the first log-like document, command, or
 // terminal output that needs it.
 import * as vscode from 'vscode';
+import { registerAnsiDecorations } from './ansiDecorations';
 import type { ErrorExplainerApi } from './api';
 import { registerCommands } from './commands';
 import { registerDataset } from './dataset';
+import { needsServer } from './logDocuments';
 import { Notifier } from './notify';
 import { registerRecordView } from './recordView';
 import { registerSearch } from './search';
@@ -15,24 +17,9 @@ import { registerSnippets } from './snippets';
 import { registerStatusBar } from './statusBar';
 import { registerTerminal } from './terminal';
 import { registerTrust } from './trust';
+import { registerWalkthrough } from './walkthrough';
 
 let services: Services | undefined;
-
-/** Documents whose presence starts the server: logs, output panels, record files. */
-function needsServer(doc: vscode.TextDocument): boolean {
-  if (doc.uri.scheme === 'output') return !decodeURIComponent(doc.uri.path).includes('Error Explainer');
-  if (doc.uri.scheme !== 'file' && doc.uri.scheme !== 'untitled') return false;
-  if (doc.languageId === 'log') return true;
-  const globs = vscode.workspace.getConfiguration('errorExplainer', doc.uri).get<string[]>('logFiles', []);
-  const patterns = [...globs, '**/.error-records/**', '**/*.errors.json'];
-  return patterns.some((pattern) => {
-    try {
-      return vscode.languages.match({ pattern }, doc) > 0;
-    } catch {
-      return false;
-    }
-  });
-}
 
 export function activate(context: vscode.ExtensionContext): ErrorExplainerApi {
   const output = vscode.window.createOutputChannel('Error Explainer', { log: true });
@@ -43,7 +30,7 @@ export function activate(context: vscode.ExtensionContext): ErrorExplainerApi {
     server,
     output,
     notifier,
-    state: { picker: undefined, terminalScans: [], terminalCommands: [], statusText: { records: '', terminal: '' } },
+    state: { picker: undefined, terminalScans: [], terminalCommands: [], statusText: { records: '', recordsTooltip: '', terminal: '' } },
   };
   services = s;
   context.subscriptions.push(output, server);
@@ -56,6 +43,8 @@ export function activate(context: vscode.ExtensionContext): ErrorExplainerApi {
   const setTerminalStatus = registerStatusBar(s);
   const links = registerTerminal(s, setTerminalStatus);
   registerTrust(s);
+  const ansi = registerAnsiDecorations(s);
+  registerWalkthrough(s);
 
   const startIfNeeded = (doc: vscode.TextDocument): void => {
     if (!server.isStarted && needsServer(doc)) server.start().catch(() => undefined /* reported by ServerHandle */);
@@ -83,6 +72,7 @@ export function activate(context: vscode.ExtensionContext): ErrorExplainerApi {
     },
     messages: () => notifier.shown.slice(),
     datasetSuggestions: () => dataset.suggestions(),
+    ansiDecorations: (uri) => ansi.state(uri),
   };
 }
 

@@ -14,6 +14,6 @@ export interface Services {
     picker: PickerState | undefined;
     terminalScans: TerminalScan[];
     terminalCommands: TerminalCommand[];
-    statusText: { records: string; terminal: string };
+    statusText: { records: string; recordsTooltip: string; terminal: string };
   };
 }

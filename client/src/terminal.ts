@@ -74,7 +74,7 @@ export function registerTerminal(s: Services, setTerminalStatus: (count: number,
       return links;
     },
     handleTerminalLink(link) {
-      void openRecordView({ id: link.match.record.id, captures: link.match.captures, matchedText: link.match.text }, s.output);
+      void openRecordView({ id: link.match.record.id, captures: link.match.captures, matchedText: link.match.text }, s.output, link.match.record);
     },
   };
 
@@ -123,7 +123,7 @@ export function registerTerminal(s: Services, setTerminalStatus: (count: number,
         `Known error in the terminal: ${first.record.errorClass ? `${first.record.errorClass}: ` : ''}${first.text}${more}`,
         ['Explain', 'Show All'],
       );
-      if (pick === 'Explain') await openRecordView({ id: first.record.id, captures: first.captures, matchedText: first.text }, s.output);
+      if (pick === 'Explain') await openRecordView({ id: first.record.id, captures: first.captures, matchedText: first.text }, s.output, first.record);
       else if (pick === 'Show All') await vscode.commands.executeCommand(SHOW_TERMINAL_ERRORS);
     }
   };
@@ -156,7 +156,7 @@ export function registerTerminal(s: Services, setTerminalStatus: (count: number,
       }
       const pick = await pickOne(s, 'terminalErrors', items, { title: 'Known errors seen in terminals', matchOnDetail: true });
       if (!pick) return undefined;
-      await openRecordView({ id: pick.match.record.id, captures: pick.match.captures, matchedText: pick.match.text }, s.output);
+      await openRecordView({ id: pick.match.record.id, captures: pick.match.captures, matchedText: pick.match.text }, s.output, pick.match.record);
       return pick.match.record.id;
     }),
   );

@@ -94,9 +94,14 @@ export interface SearchParams {
 }
 export interface SearchHitDto extends RecordSummaryDto {
   score: number;
-  kind: 'code' | 'id' | 'slug' | 'pattern' | 'fuzzy';
+  /** 'recent': an empty query's answer, a record seen in a log, output panel or terminal. */
+  kind: 'code' | 'id' | 'slug' | 'pattern' | 'fuzzy' | 'recent';
+  /** kind 'recent': where it was seen last ("app.log", "terminal:bash"), when known. */
+  seenIn?: string;
 }
-/** Ranked lookup over every loaded record: exact code/id/slug, then pattern matches, then fuzzy. */
+/** Ranked lookup over every loaded record: exact code/id/slug, then pattern matches, then fuzzy.
+ * An empty query answers the records seen in this session (logs, output panels, terminals), most
+ * recent first. */
 export namespace SearchRequest {
   export const method = 'errorExplainer/search';
   export const type = new RequestType<SearchParams, SearchHitDto[], void>(method);

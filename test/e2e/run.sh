@@ -5,10 +5,10 @@
 # then the UI-level hover test, then packages the .vsix and tests the installed package.
 #   bash test/e2e/run.sh                 everything (what `npm test` / .ci/run do)
 #   E2E_ONLY="editor terminal" bash test/e2e/run.sh   only these steps
-# Steps: smoke editor terminal crash restricted ui package. Exit status is non-zero when any fails.
+# Steps: smoke editor terminal crash restricted ux ui package. Exit status is non-zero when any fails.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-only=" ${E2E_ONLY:-smoke editor terminal crash restricted ui package} "
+only=" ${E2E_ONLY:-smoke editor terminal crash restricted ux ui package} "
 want() { [[ "$only" == *" $1 "* ]]; }
 
 t0=$(date +%s)
@@ -40,6 +40,7 @@ want terminal && step terminal harness --workspace "$(fixture e2e-basic terminal
 want crash && step crash harness --workspace "$(fixture e2e-basic crash)" --tests out/e2e/suite-crash.js
 # Restricted Mode: workspace trust stays enabled, so the folder opens untrusted.
 want restricted && step restricted harness --trust --workspace "$(fixture e2e-restricted restricted)" --tests out/e2e/suite-restricted.js
+want ux && step ux harness --workspace "$(fixture e2e-basic ux)" --tests out/e2e/suite-ux.js
 want ui && step "ui hover (Chromium)" node test/e2e/ui-hover.js --workspace "$(fixture e2e-basic ui)" --screenshot test/e2e/artifacts/hover.png
 if want package; then
   vsix="$work/error-explainer.vsix"

@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { runMocha } from './lib/mocha';
 import { bashTerminal, runInTerminal } from './lib/terminal';
-import { api, poll } from './lib/util';
+import { api, poll, recordIdOf } from './lib/util';
 
 const RECEIVE_COUNT_ID = 'a5259f8458270c81';
 const METADATA_ID = '12c38bb1afed0ec1'; // MMError: encode metadata not ready
@@ -83,7 +83,7 @@ export function run(): Promise<void> {
       await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
       assert.equal(await pending, RECEIVE_COUNT_ID);
       const view = await poll('the record view with the captures', () =>
-        vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'error-explainer-record' && d.uri.path.includes(RECEIVE_COUNT_ID)),
+        vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'error-explainer-record' && recordIdOf(d) === RECEIVE_COUNT_ID),
       );
       assert.match(view.getText(), /\| req\\?_id \| r-77 \|/);
     });

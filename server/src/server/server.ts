@@ -403,7 +403,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       // start-up): wait for it instead of dropping ids the catalog does not know yet.
       await ready;
       for (const m of Array.isArray(p?.matches) ? p.matches : []) {
-        if (m && typeof m.id === 'string' && loaded.catalog.get(m.id)) seen.note(loaded.catalog.get(m.id)!.id);
+        if (m && typeof m.id === 'string' && loaded.catalog.get(m.id)) seen.note(loaded.catalog.get(m.id)!.id, typeof p.source === 'string' ? p.source.slice(0, 200) : undefined);
       }
     }),
   );
