@@ -20,6 +20,14 @@ export function run(): Promise<void> {
       assert.deepEqual(JSON.parse(settings)['errorExplainer.records.paths'], ['more-records/extra.json']);
     });
 
+    it('withholds the workspace values that say what is fetched and from where (dataset url and repositories)', () => {
+      const c = vscode.workspace.getConfiguration('errorExplainer');
+      assert.equal(c.get<string>('dataset.url'), 'https://errors.standardbeagle.com');
+      assert.deepEqual(c.get<string[]>('dataset.repos'), []);
+      const settings = JSON.parse(fs.readFileSync(path.join(workspaceRoot().fsPath, '.vscode', 'settings.json'), 'utf8'));
+      assert.equal(settings['errorExplainer.dataset.url'], 'https://mirror.example.invalid');
+    });
+
     it('loads only the bundled records and says so', async () => {
       const a = await api();
       await a.ready();
