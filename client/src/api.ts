@@ -3,7 +3,9 @@
 // change the client's behaviour.
 import type { MatchDto, SeenParams, StatusResult } from '../../server/src/protocol';
 import type { AnsiDecorationState } from './ansiDecorations';
+import type { AgentsState } from './agents';
 import type { SuggestionShown } from './dataset';
+import type { KnownErrorsNode } from './knownErrors';
 import type { ShownMessage } from './notify';
 
 export interface PickerState {
@@ -61,4 +63,11 @@ export interface ErrorExplainerApi {
   datasetSuggestions(): readonly SuggestionShown[];
   /** ANSI decorations applied to the visible editor of this document (URI string), if any. */
   ansiDecorations(uri: string): AnsiDecorationState | undefined;
+  // -- agents & big logs
+  /** The Known Errors view as shown: scanned files, Terminal, Open documents; records; occurrences. */
+  knownErrors(): KnownErrorsNode[];
+  /** Whether the language-model tool and (VS Code >= 1.101) the MCP server provider are registered. */
+  agents(): AgentsState;
+  /** The command the MCP server definition runs (node dist/cli.js mcp …). */
+  mcpCommand(): { command: string; args: string[]; cwd: string | undefined; env: Record<string, string> };
 }

@@ -3,10 +3,12 @@
 // them. Activation is cheap: the server starts with the first log-like document, command, or
 // terminal output that needs it.
 import * as vscode from 'vscode';
+import { mcpCommand, registerAgents } from './agents';
 import { registerAnsiDecorations } from './ansiDecorations';
 import type { ErrorExplainerApi } from './api';
 import { registerCommands } from './commands';
 import { registerDataset } from './dataset';
+import { registerKnownErrors } from './knownErrors';
 import { needsServer } from './logDocuments';
 import { Notifier } from './notify';
 import { registerRecordView } from './recordView';
@@ -41,7 +43,13 @@ export function activate(context: vscode.ExtensionContext): ErrorExplainerApi {
   registerSearch(s);
   registerSnippets(s);
   const setTerminalStatus = registerStatusBar(s);
-  const links = registerTerminal(s, setTerminalStatus);
+  // (agents & big logs: the Known Errors view also lists the terminal's matches)
+  const knownErrors = registerKnownErrors(s);
+  const agents = registerAgents(s);
+  const links = registerTerminal(s, (count, tooltip) => {
+    setTerminalStatus(count, tooltip);
+    knownErrors.refresh();
+  });
   registerTrust(s);
   const ansi = registerAnsiDecorations(s);
   registerWalkthrough(s);
@@ -73,6 +81,10 @@ export function activate(context: vscode.ExtensionContext): ErrorExplainerApi {
     messages: () => notifier.shown.slice(),
     datasetSuggestions: () => dataset.suggestions(),
     ansiDecorations: (uri) => ansi.state(uri),
+    // agents & big logs
+    knownErrors: () => knownErrors.snapshot(),
+    agents: () => ({ ...agents }),
+    mcpCommand: () => mcpCommand(s),
   };
 }
 

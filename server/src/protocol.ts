@@ -2,7 +2,7 @@
 // Imported by the server (server/src/server) AND the client (client/src); esbuild bundles it into
 // both. Plain LSP clients (Neovim, Helix, ...) can send these too; none is required for the
 // standard features (hover, diagnostics, code actions, links, definition).
-import { NotificationType, RequestType } from 'vscode-languageserver-protocol';
+import { NotificationType, RequestType, type WorkDoneProgressParams } from 'vscode-languageserver-protocol';
 
 // ---------------------------------------------------------------------------------------------
 // Settings (section "errorExplainer"), pulled by the server per resource via workspace/configuration.
@@ -250,6 +250,130 @@ export interface DatasetSuggestResult {
 export namespace DatasetSuggestRequest {
   export const method = 'errorExplainer/datasetSuggest';
   export const type = new RequestType<void, DatasetSuggestResult, void>(method);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Log files on disk and agents (logic: server/src/server/logScan.ts over core/logScan and
+// core/agent). Files of any size: VS Code hands files over 50 MB to no extension, so the server
+// reads them from disk with the byte engine.
+
+export interface ScanLogParams extends WorkDoneProgressParams {
+  /** The file (a path, or a file: URI in `uri`). */
+  path?: string;
+  uri?: string;
+  /** Keep scanning what is appended (truncation and rotation rescan), with ScanLogUpdateNotification. */
+  follow?: boolean;
+  /** Matches below this confidence are only counted (default DEFAULT_MIN_CONFIDENCE). */
+  minConfidence?: number;
+  /** How often a followed file is checked, ms (default 1000, at least 100). */
+  pollMs?: number;
+}
+export interface ScanOccurrenceDto {
+  /** 1-based line number in the file. */
+  line: number;
+  /** UTF-16 offsets of the match in the line, end exclusive. */
+  start: number;
+  end: number;
+  text: string;
+  /** The line, cut at 240 characters. */
+  lineText: string;
+  captures: CaptureDto[];
+  confidence: number;
+}
+export interface ScanGroupDto {
+  record: RecordSummaryDto;
+  count: number;
+  firstLine: number;
+  lastLine: number;
+  /** Best confidence of its matches. */
+  confidence: number;
+  /** The first and the most recent occurrences, in line order (at most 40). */
+  occurrences: ScanOccurrenceDto[];
+  /** Occurrences counted but not kept. */
+  omitted: number;
+}
+export interface ScanLogResult {
+  /** Id for ScanLogStopRequest and updates; -1 when the scan could not start (see error). */
+  scanId: number;
+  path: string;
+  uri: string;
+  /** The file's size at the last look, and the bytes scanned (whole lines). */
+  size: number;
+  scannedBytes: number;
+  lines: number;
+  matches: number;
+  belowThreshold: number;
+  minConfidence: number;
+  /** By first appearance; at most 500 records (moreGroups counts the rest). */
+  groups: ScanGroupDto[];
+  moreGroups: number;
+  state: 'done' | 'following' | 'missing' | 'cancelled' | 'stopped' | 'failed';
+  /** Times the file was truncated, rewritten or replaced (rotated) and scanned again from its start. */
+  resets: number;
+  lastReset: 'truncated' | 'replaced' | 'rotated' | null;
+  truncatedLines: number;
+  /** Why the scan could not run (unreadable file, bad parameters). */
+  error?: string;
+}
+/** client -> server: scan a file on disk with the byte engine. Progress: $/progress on the
+ * request's workDoneToken, or (without one) a server-created window/workDoneProgress; cancel with
+ * $/cancelRequest or window/workDoneProgress/cancel. With follow, appended bytes keep being scanned. */
+export namespace ScanLogRequest {
+  export const method = 'errorExplainer/scanLog';
+  export const type = new RequestType<ScanLogParams, ScanLogResult, void>(method);
+}
+
+/** server -> client: a followed scan changed (appended matches, truncation, rotation, file gone); at most 4 per second per scan. */
+export namespace ScanLogUpdateNotification {
+  export const method = 'errorExplainer/scanLogUpdate';
+  export const type = new NotificationType<ScanLogResult>(method);
+}
+
+export interface ScanLogStopParams {
+  scanId: number;
+}
+/** client -> server: stop following a scan (the view's Stop action, or its node removed). Answers the final state, null for unknown ids. */
+export namespace ScanLogStopRequest {
+  export const method = 'errorExplainer/scanLogStop';
+  export const type = new RequestType<ScanLogStopParams, ScanLogResult | null, void>(method);
+}
+
+export interface LogLinesParams {
+  path: string;
+  /** 1-based. */
+  line: number;
+  before?: number;
+  after?: number;
+}
+export interface LogLinesResult {
+  /** 1-based number of lines[0]. */
+  firstLine: number;
+  lines: string[];
+  atEnd: boolean;
+  error?: string;
+}
+/** client -> server: lines around one line of a file too large for the editor (the read-only
+ * window the Known Errors view opens for files over 50 MB). */
+export namespace LogLinesRequest {
+  export const method = 'errorExplainer/logLines';
+  export const type = new RequestType<LogLinesParams, LogLinesResult, void>(method);
+}
+
+export interface AgentExplainParams {
+  /** Pasted output, or */
+  text?: string;
+  /** a log file (path or file: URI; relative paths against the first workspace folder). */
+  path?: string;
+}
+export interface AgentExplainResult {
+  /** Markdown for a language model (core/agent: explain_text for text, scan_log for files). */
+  markdown: string;
+  isError?: boolean;
+}
+/** client -> server: the answer of the errorExplainer_explain language-model tool (agent mode). */
+export namespace AgentExplainRequest {
+  export const method = 'errorExplainer/agentExplain';
+  export const type = new RequestType<AgentExplainParams, AgentExplainResult, void>(method);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -6,13 +6,15 @@
 // are the reference: unit tests compare the two on every tier, alignment and overflow.
 //
 // Config block at `cfg` (i32 words), one row of 8 per tier (T12, T8, T4 at bytes 0, 32, 64; A16
-// and A8 at 128, 160):
-//   [filterPtr, filterShift, tablePtr, buckets, keyLen, size, bitmapBits, 0]
+// and A8 at 128, 160; T2 at 192):
+//   [filterPtr, filterShift, tablePtr, buckets, keyLen, size, bitmapBits, stride]
 // Filter: T12 and A16 are blocked Bloom filters (2^(32 - filterShift) words; one word per hash,
 // two bits set in it); A8, T8 and T4 (few records) are plain bitmaps of 2^bitmapBits bits indexed
 // by the hash's top bits.
 // Table: buckets of 16 i32 (one cache line): 5 window hashes, 5 key fingerprints,
 // 5 payloads (record * 16 + window offset in the key), and count | OVERFLOW.
+
+import { LINE_CANDIDATES, LINE_ESCAPED, LINE_MATCHED } from '../src/core/engine/lineStatus';
 
 const C1: i32 = 0x9e3779b1;
 const C2: i32 = 0x85ebca6b;
@@ -25,6 +27,7 @@ const ROW: usize = 32;
 /** Rows of the anchored tiers (after the chain table's row at 96). */
 const ROW_A16: usize = 128;
 const ROW_A8: usize = 160;
+const ROW_T2: usize = 192;
 
 /** floor(h * n / 2^32): a uniform index in [0, n) from the top bits of h. */
 @inline function reduce(h: u32, n: u32): u32 {
@@ -89,7 +92,7 @@ function probe(row: usize, h: i32, probe: i32, block: usize, n: i32): void {
       if (load<i32>(slot) != h) continue;
       const payload = load<i32>(slot, SLOTS * 8);
       const at = probe - (payload & 15);
-      if (at < 0 || at + m > n) continue;
+      if (at < 0) continue; // (a key may end in the zero padding: see bytes.ts probe)
       if (at != fpAt) {
         fp = fingerprint(block + <usize>at, m);
         fpAt = at;
@@ -193,6 +196,8 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
   let na: i32 = 0;
   const use8 = load<i32>(r8, 20) != 0;
   const use4 = load<i32>(r4, 20) != 0;
+  const r2 = cfg + ROW_T2;
+  const use2 = load<i32>(r2, 20) != 0;
   const rA = cfg + ROW_A16;
   const rA8 = cfg + ROW_A8;
   const useA = load<i32>(rA, 20) != 0;
@@ -237,10 +242,36 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
       }
     }
   }
+  // T4 and T2 (records with short literals only): passes of their own at their strides, looked
+  // up at once (small bitmaps, rarely passed)
+  if (use4) {
+    const f4 = <usize>load<i32>(r4);
+    const b4 = <u32>load<i32>(r4, 24);
+    const s4 = load<i32>(r4, 28);
+    for (let p: i32 = 0; p < n; p += s4) {
+      const h = load<i32>(block + <usize>p) * C1;
+      if (inBitmap(f4, b4, h)) {
+        probe(r4, h, p, block, n);
+        if (outCount < 0) return -1;
+      }
+    }
+  }
+  if (use2) {
+    const f2 = <usize>load<i32>(r2);
+    const b2 = <u32>load<i32>(r2, 24);
+    const s2 = load<i32>(r2, 28);
+    for (let p: i32 = 0; p < n; p += s2) {
+      const h = <i32>load<u16>(block + <usize>p) * C1;
+      if (inBitmap(f2, b2, h)) {
+        probe(r2, h, p, block, n);
+        if (outCount < 0) return -1;
+      }
+    }
+  }
   const useT12 = load<i32>(r12, 20) != 0;
-  if (!useT12 && !use8 && !use4) {
+  if (!useT12 && !use8) {
     // no strided tier: no pass over every position
-  } else if (!use8 && !use4) {
+  } else if (!use8) {
     // one probe every 8 bytes, T12 only, without branches: probes that pass the filter are listed
     for (let k: i32 = 0; k < lastWord; k += 2) {
       const p = block + (<usize>k << 2);
@@ -248,40 +279,20 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
       nc += listProbe(cand, nc, h, k << 2, f12, s12);
     }
   } else {
-    // the same, plus T8 (the 8 bytes at k) and T4 (4 bytes at k and k + 4) on small bitmaps:
-    // they share the multiplications and are rarely passed (a predicted branch); their passes go
-    // to a second list as (hash, position * 4 + tier)
+    // the same, plus T8 (the 8 bytes at k) on a small bitmap: it shares the multiplications and is
+    // rarely passed (a predicted branch); its passes go to a second list as (hash, position * 4 + 1)
     const f8 = <usize>load<i32>(r8);
     const b8 = <u32>load<i32>(r8, 24);
-    const f4 = <usize>load<i32>(r4);
-    const b4 = <u32>load<i32>(r4, 24);
     for (let k: i32 = 0; k < lastWord; k += 2) {
       const p = block + (<usize>k << 2);
-      const a0 = load<i32>(p) * C1;
-      const w1 = load<i32>(p, 4);
-      const h8 = a0 ^ (w1 * C2);
+      const h8 = (load<i32>(p) * C1) ^ (load<i32>(p, 4) * C2);
       const h = h8 ^ (load<i32>(p, 8) * C3);
       nc += listProbe(cand, nc, h, k << 2, f12, s12);
-      if (use8 && inBitmap(f8, b8, h8)) {
+      if (inBitmap(f8, b8, h8)) {
         const s = small + (<usize>ns << 3);
         ns++;
         store<i32>(s, h8);
         store<i32>(s, (k << 4) | 1, 4);
-      }
-      if (use4) {
-        if (inBitmap(f4, b4, a0)) {
-          const s = small + (<usize>ns << 3);
-          ns++;
-          store<i32>(s, a0);
-          store<i32>(s, (k << 4) | 2, 4);
-        }
-        const a1 = w1 * C1;
-        if (inBitmap(f4, b4, a1)) {
-          const s = small + (<usize>ns << 3);
-          ns++;
-          store<i32>(s, a1);
-          store<i32>(s, ((k + 1) << 4) | 2, 4);
-        }
       }
     }
   }
@@ -322,7 +333,7 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
     if (pj < pi) {
       const tag = load<i32>(sj, 4);
       const t = tag & 3;
-      probe(t == 1 ? r8 : t == 2 ? r4 : rA8, load<i32>(sj), tag >> 2, block, n);
+      probe(t == 1 ? r8 : rA8, load<i32>(sj), tag >> 2, block, n);
       j++;
     } else {
       probe(r12, load<i32>(ci), pi, block, n);
@@ -505,7 +516,7 @@ let resCount: i32 = 0;
  * must be matched in JS, or -1 when the results are full. */
 function verify(cfg: usize, block: usize, start: i32, end: i32, hitPairs: usize, from: i32, to: i32, special: i32): i32 {
   const info = <usize>load<i32>(cfg, 96);
-  if (info == 0) return 0;
+  if (info == 0) return LINE_CANDIDATES;
   const pool = <usize>load<i32>(cfg, 100);
   const stamps = <usize>load<i32>(cfg, 104);
   let len = end - start;
@@ -513,10 +524,10 @@ function verify(cfg: usize, block: usize, start: i32, end: i32, hitPairs: usize,
   if (len > 0 && load<u8>(line + <usize>(len - 1)) == 0x0d) len--;
   const kind = plainAscii(line, len);
   // a backslash only matters in a JSON line (escapes in its values: matched in JS)
-  if (kind < 0 || (kind > 0 && (special & 2) != 0)) return 0;
+  if (kind < 0 || (kind > 0 && (special & 2) != 0)) return LINE_CANDIDATES;
   for (let h = from; h < to; h++) {
     const rec = load<i32>(hitPairs + (<usize>h << 3), 4);
-    if ((load<i32>(info + (<usize>rec << 3), 4) & CHAINABLE) == 0) return 0;
+    if ((load<i32>(info + (<usize>rec << 3), 4) & CHAINABLE) == 0) return LINE_CANDIDATES;
   }
   // a JSON-structured line: its string values are matched too, as in MatchEngine.matchCandidates:
   // per record the leftmost match wins, and at the same start a value's match wins over the line's
@@ -524,7 +535,7 @@ function verify(cfg: usize, block: usize, start: i32, end: i32, hitPairs: usize,
   let values: i32 = 0;
   if (kind > 0) {
     values = jsonValues(line, len, kind - 1, spans, load<i32>(cfg, 116));
-    if (values < 0) return 0;
+    if (values < 0) return LINE_CANDIDATES;
   }
   if (++stampNow == 0x3fffffff) {
     memory.fill(stamps, 0, <usize>load<i32>(cfg, 108) << 2);
@@ -558,7 +569,7 @@ function verify(cfg: usize, block: usize, start: i32, end: i32, hitPairs: usize,
     }
     resCount += w;
   }
-  return 2;
+  return LINE_MATCHED;
 }
 
 let listed: i32 = 0;
@@ -573,12 +584,12 @@ let listPtr: usize = 0;
  * verified here (its matches are the results). False when out of room. */
 function consider(cfg: usize, block: usize, lineNo: i32, start: i32, end: i32, hitPairs: usize, from: i32, to: i32, special: i32): bool {
   if (to == from && !special) return true;
-  let status: i32 = special & 1;
+  let status: i32 = special & 1 ? LINE_ESCAPED : LINE_CANDIDATES;
   const r0 = resCount;
-  if (!status) {
+  if (status == LINE_CANDIDATES) {
     status = verify(cfg, block, start, end, hitPairs, from, to, special);
     if (status < 0) return false;
-    if (status == 2 && resCount == r0) return true; // no candidate matches: nothing to do in JS
+    if (status == LINE_MATCHED && resCount == r0) return true; // no candidate matches: nothing to do in JS
   }
   if (listed >= listCap) return false;
   const o = listPtr + <usize>listed * 32;
@@ -613,24 +624,27 @@ export function lines(cfg: usize, block: usize, n: i32, hitPairs: usize, count: 
   let special: i32 = 0;
   let h: i32 = 0;
   const vNL = i8x16.splat(0x0a);
+  const vCR = i8x16.splat(0x0d);
   const vESC = i8x16.splat(0x1b);
   const vBS = i8x16.splat(0x5c);
   for (let i: i32 = 0; i < n; i += 16) {
     const x = v128.load(block + <usize>i);
-    let m = <u32>i8x16.bitmask(v128.or(v128.or(i8x16.eq(x, vNL), i8x16.eq(x, vESC)), i8x16.eq(x, vBS)));
+    let m = <u32>i8x16.bitmask(v128.or(v128.or(v128.or(i8x16.eq(x, vNL), i8x16.eq(x, vESC)), i8x16.eq(x, vBS)), i8x16.eq(x, vCR)));
     // each interesting byte of the 16, lowest first (past n: the zero padding never is one)
     while (m != 0) {
       const k = i + <i32>ctz(m);
       m &= m - 1;
       const c = load<u8>(block + <usize>k);
-      if (c == 0x0a) {
+      // a line ends at \n, and at a CR not followed by \n (a lone CR, as editors count lines; a
+      // CRLF's CR stays in its line and is dropped when the line is matched)
+      if (c == 0x0a || (c == 0x0d && (k + 1 >= n || load<u8>(block + <usize>(k + 1)) != 0x0a))) {
         const from = h;
         while (h < count && load<i32>(hitPairs + (<usize>h << 3)) < k) h++;
         if (!consider(cfg, block, lineNo, lineStart, k, hitPairs, from, h, special)) return -1;
         lineNo++;
         lineStart = k + 1;
         special = 0;
-      } else special |= c == 0x1b ? 1 : 2;
+      } else if (c != 0x0d) special |= c == 0x1b ? 1 : 2;
     }
   }
   if (lineStart < n) {

@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createRequire } from 'node:module';
 import { engineSection } from './engine';
+import { section as realSection } from './real';
 import type { BenchContext, Section } from './section';
 
 const root = path.resolve(__dirname, '..');
@@ -20,7 +21,8 @@ async function optionalSection(name: string, file: string): Promise<Section | un
   const req = createRequire(__filename);
   const esbuild = req('esbuild') as typeof import('esbuild');
   const out = path.join(root, 'dist', `bench-${name}.js`);
-  await esbuild.build({ entryPoints: [src], outfile: out, bundle: true, platform: 'node', format: 'cjs', target: 'node20', external: ['vscode', 'esbuild'], logLevel: 'warning' });
+  // (mainFields as in esbuild.mjs: jsonc-parser's UMD main does not bundle)
+  await esbuild.build({ entryPoints: [src], outfile: out, bundle: true, platform: 'node', format: 'cjs', target: 'node20', external: ['vscode', 'esbuild'], mainFields: ['module', 'main'], logLevel: 'warning' });
   const mod = req(out) as { section?: Section; run?: Section['run'] };
   if (mod.section) return mod.section;
   if (mod.run) return { name, run: mod.run };
@@ -39,11 +41,13 @@ async function main(): Promise<void> {
     markdown: (t) => md.push(t),
     target: (name, ok, detail) => targets.push({ name, ok, detail }),
   };
-  const sections: Section[] = [engineSection];
+  const sections: Section[] = [engineSection, realSection];
   const lsp = await optionalSection('lsp', 'lsp.ts');
   if (lsp) sections.push(lsp);
   const dataset = await optionalSection('dataset', 'dataset.ts');
   if (dataset) sections.push(dataset);
+  const logscan = await optionalSection('logscan', 'logscan.ts');
+  if (logscan) sections.push(logscan);
   const wanted = process.env.BENCH_SECTIONS?.split(',').map((s) => s.trim());
   for (const s of sections) {
     if (wanted && !wanted.includes(s.name)) continue;

@@ -11,7 +11,7 @@ import * as vm from 'node:vm';
 import { MatchEngine } from '../../server/src/core/engine';
 import { needsViews } from '../../server/src/core/text';
 import { generateLog, generateRecords, toEntries, type GenRecord } from './gen';
-import { forEachBlock, forEachByteBlock, forEachLine } from './reader';
+import { forEachByteBlock, forEachLine } from './reader';
 import type { BenchContext, Section } from './section';
 
 v8.setFlagsFromString('--expose-gc');
@@ -72,10 +72,6 @@ interface Row {
   rawMBs: number;
   engMBs: number;
   ratio: number;
-  blockMBs: number;
-  blockRatio: number;
-  blockRecall: string;
-  blockOk: boolean;
   byteBuildMs: number;
   byteIndexMB: number;
   bytesMBs: number;
@@ -130,34 +126,6 @@ async function runSize(ctx: BenchContext, all: GenRecord[], n: number, log: { fi
   });
   let engSeconds = Number(process.hrtime.bigint() - te) / 1e9;
 
-  // block scan (matchText): same reads/decoding, whole blocks; recall checked again
-  let bFound = 0;
-  let bExpected = 0;
-  let bMatches = 0;
-  let tb = Infinity;
-  for (let rep = 0; rep < 1; rep++) {
-    let base = 0;
-    let bi = 0;
-    bFound = 0;
-    bExpected = 0;
-    bMatches = 0;
-    const t1 = process.hrtime.bigint();
-    forEachBlock(log.file, (text) => {
-      const lines = engine.matchText(text, (i, ms) => {
-        const no = base + i;
-        bMatches += ms.length;
-        while (bi < truth.length && truth[bi]! < no) bi += 2;
-        while (bi < truth.length && truth[bi] === no) {
-          const rec = truth[bi + 1]!;
-          bi += 2;
-          if (rec < n && ms.some((m) => m.entry === rec)) bFound++;
-        }
-      });
-      base += lines;
-    });
-    tb = Math.min(tb, Number(process.hrtime.bigint() - t1) / 1e9);
-    for (let k = 1; k < truth.length; k += 2) if (truth[k]! < n) bExpected++;
-  }
   // file scan (matchBytes, what `error-explainer scan` runs): raw bytes, only candidate lines decoded
   const tbb = process.hrtime.bigint();
   engine.byteIndex();
@@ -188,7 +156,7 @@ async function runSize(ctx: BenchContext, all: GenRecord[], n: number, log: { fi
     ty = Number(process.hrtime.bigint() - t1) / 1e9;
     for (let k = 1; k < truth.length; k += 2) if (truth[k]! < n) yExpected++;
   }
-  // The machine is shared: interleave more raw / per-line / block passes and keep the best of
+  // The machine is shared: interleave more raw / per-line / file-scan passes and keep the best of
   // each, so a burst of someone else's load does not decide a ratio.
   let rawSeconds = raw1.seconds;
   for (let rep = 1; rep < reps; rep++) {
@@ -199,13 +167,6 @@ async function runSize(ctx: BenchContext, all: GenRecord[], n: number, log: { fi
       sink += engine.matchLine(line).length;
     });
     engSeconds = Math.min(engSeconds, Number(process.hrtime.bigint() - t2) / 1e9);
-    const t3 = process.hrtime.bigint();
-    forEachBlock(log.file, (text) => {
-      engine.matchText(text, (_i, ms) => {
-        sink += ms.length;
-      });
-    });
-    tb = Math.min(tb, Number(process.hrtime.bigint() - t3) / 1e9);
     const t4 = process.hrtime.bigint();
     forEachByteBlock(log.file, (buf, len) => {
       engine.matchBytes(buf, len, (_i, ms) => {
@@ -264,10 +225,6 @@ async function runSize(ctx: BenchContext, all: GenRecord[], n: number, log: { fi
     rawMBs: fileMB / rawSeconds,
     engMBs: fileMB / engSeconds,
     ratio: rawSeconds / engSeconds,
-    blockMBs: fileMB / tb,
-    blockRatio: rawSeconds / tb,
-    blockRecall: `${bFound}/${bExpected}`,
-    blockOk: bFound === bExpected && bExpected > 0 && bMatches === matches,
     byteBuildMs,
     // the JS index plus the WebAssembly module's memory as the scans left it (it grows with blocks)
     byteIndexMB: (bs.bytes + engine.byteIndex().stats.nativeBytes) / 1e6,
@@ -284,7 +241,7 @@ async function runSize(ctx: BenchContext, all: GenRecord[], n: number, log: { fi
     exact: budget > 0 ? `${exactLines - exactBad}/${exactLines}` : '-',
   };
   ctx.log(
-    `  raw ${row.rawMBs.toFixed(0)} MB/s, engine ${row.engMBs.toFixed(0)} MB/s, ratio ${row.ratio.toFixed(2)}; block scan ${row.blockMBs.toFixed(0)} MB/s, ratio ${row.blockRatio.toFixed(2)}, recall ${row.blockRecall}${bMatches === matches ? '' : ` MATCH COUNT DIFFERS ${bMatches}`}; file scan (bytes) ${row.bytesMBs.toFixed(0)} MB/s, ratio ${row.bytesRatio.toFixed(2)}, recall ${row.bytesRecall}${yMatches === matches ? '' : ` MATCH COUNT DIFFERS ${yMatches}`}; p50 ${row.p50.toFixed(1)} µs, p99 ${row.p99.toFixed(1)} µs (matching lines ${row.p99match.toFixed(1)}), recall ${row.recall}, matches ${matches}, brute-force check ${row.exact}`,
+    `  raw ${row.rawMBs.toFixed(0)} MB/s, engine ${row.engMBs.toFixed(0)} MB/s, ratio ${row.ratio.toFixed(2)}; file scan (bytes) ${row.bytesMBs.toFixed(0)} MB/s, ratio ${row.bytesRatio.toFixed(2)}, recall ${row.bytesRecall}${yMatches === matches ? '' : ` MATCH COUNT DIFFERS ${yMatches}`}; p50 ${row.p50.toFixed(1)} µs, p99 ${row.p99.toFixed(1)} µs (matching lines ${row.p99match.toFixed(1)}), recall ${row.recall}, matches ${matches}, brute-force check ${row.exact}`,
   );
   return row;
 }
@@ -307,15 +264,14 @@ export const engineSection: Section = {
 
     const fileMB = fs.statSync(log.file).size / 1e6;
     let md = `### Matching engine (${fileMB.toFixed(0)} MB log, ${(MATCH_FRACTION * 100).toFixed(0)} % matching lines, ${(NEAR_MISS_FRACTION * 100).toFixed(0)} % near misses; Node ${process.version}, ${require('node:os').cpus().length} cores)\n\n`;
-    md += '| records | chain/regex/rejected | build (+ byte index) | memory (heap+buffers / RSS Δ; byte index incl. its WebAssembly memory) | raw read+split | **file scan, bytes (ratio)** | matchLine per line (ratio) | matchText blocks (ratio) | p50 / p99 per line | recall (lines, bytes) | brute-force equal |\n';
-    md += '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n';
+    md += '| records | chain/regex/rejected | build (+ byte index) | memory (heap+buffers / RSS Δ; byte index incl. its WebAssembly memory) | raw read+split | **file scan, bytes (ratio)** | matchLine per line (ratio) | p50 / p99 per line | recall (lines, bytes) | brute-force equal |\n';
+    md += '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n';
     for (const r of rows)
-      md += `| ${r.n.toLocaleString('en-US')} | ${r.indexed} | ${r.buildMs.toFixed(0)} ms (+ ${r.byteBuildMs.toFixed(0)} ms) | ${r.heapMB.toFixed(0)} / ${r.rssMB.toFixed(0)} MB; ${r.byteIndexMB.toFixed(0)} MB | ${r.rawMBs.toFixed(0)} MB/s | **${r.bytesMBs.toFixed(0)} MB/s (${r.bytesRatio.toFixed(2)})** | ${r.engMBs.toFixed(0)} MB/s (${r.ratio.toFixed(2)}) | ${r.blockMBs.toFixed(0)} MB/s (${r.blockRatio.toFixed(2)}) | ${r.p50.toFixed(1)} / ${r.p99.toFixed(1)} µs | ${r.recall} ${r.recallOk ? '(100 %)' : ''}, ${r.bytesRecall} | ${r.exact} |\n`;
+      md += `| ${r.n.toLocaleString('en-US')} | ${r.indexed} | ${r.buildMs.toFixed(0)} ms (+ ${r.byteBuildMs.toFixed(0)} ms) | ${r.heapMB.toFixed(0)} / ${r.rssMB.toFixed(0)} MB; ${r.byteIndexMB.toFixed(0)} MB | ${r.rawMBs.toFixed(0)} MB/s | **${r.bytesMBs.toFixed(0)} MB/s (${r.bytesRatio.toFixed(2)})** | ${r.engMBs.toFixed(0)} MB/s (${r.ratio.toFixed(2)}) | ${r.p50.toFixed(1)} / ${r.p99.toFixed(1)} µs | ${r.recall} ${r.recallOk ? '(100 %)' : ''}, ${r.bytesRecall} | ${r.exact} |\n`;
     ctx.markdown(md);
 
     for (const r of rows) {
       ctx.target(`recall N=${r.n}`, r.recallOk, r.recall);
-      ctx.target(`block-scan recall N=${r.n} (same matches as matchLine)`, r.blockOk, r.blockRecall);
       ctx.target(`file-scan (bytes) recall N=${r.n} (same matches as matchLine)`, r.bytesOk, r.bytesRecall);
       if (r.exact !== '-') ctx.target(`brute-force equality N=${r.n}`, r.exact.split('/')[0] === r.exact.split('/')[1], r.exact);
       if (r.n === 100000) {

@@ -5,10 +5,10 @@
 # then the UI-level tests (hover; the tour of issue 15 with its screenshots), then packages the .vsix and tests the installed package.
 #   bash test/e2e/run.sh                 everything (what `npm test` / .ci/run do)
 #   E2E_ONLY="editor terminal" bash test/e2e/run.sh   only these steps
-# Steps: smoke editor terminal crash restricted ux ui package. Exit status is non-zero when any fails.
+# Steps: smoke editor terminal agents crash restricted ux ui package. Exit status is non-zero when any fails.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-only=" ${E2E_ONLY:-smoke editor terminal crash restricted ux ui package} "
+only=" ${E2E_ONLY:-smoke editor terminal agents crash restricted ux ui package} "
 want() { [[ "$only" == *" $1 "* ]]; }
 
 t0=$(date +%s)
@@ -37,6 +37,7 @@ harness() { node test/e2e/code-server.js "$@"; }
 want smoke && step smoke harness --workspace "$(fixture e2e-basic smoke)" --tests out/e2e/suite-smoke.js
 want editor && step editor harness --workspace "$(fixture e2e-basic editor)" --tests out/e2e/suite-editor.js
 want terminal && step terminal harness --workspace "$(fixture e2e-basic terminal)" --tests out/e2e/suite-terminal.js
+want agents && step agents harness --workspace "$(fixture e2e-basic agents)" --tests out/e2e/suite-agents.js
 want crash && step crash harness --workspace "$(fixture e2e-basic crash)" --tests out/e2e/suite-crash.js
 # Restricted Mode: workspace trust stays enabled, so the folder opens untrusted.
 want restricted && step restricted harness --trust --workspace "$(fixture e2e-restricted restricted)" --tests out/e2e/suite-restricted.js

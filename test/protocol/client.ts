@@ -80,6 +80,8 @@ export class TestClient {
   readonly published = new Map<string, PublishDiagnosticsParams>();
   readonly registrations: { id: string; method: string; registerOptions?: unknown }[] = [];
   readonly configurationRequests: unknown[] = [];
+  /** Every request the server sent (method, params), in order. */
+  readonly serverRequests: { method: string; params: unknown }[] = [];
   refreshRequests = 0;
   stderr = '';
   settings: StartOptions['settings'];
@@ -110,7 +112,10 @@ export class TestClient {
         client.published.set(p.uri, p);
       }
     });
+    // $/progress skips the catch-all handler: record it as a notification too
+    conn.onUnhandledProgress((p) => client.notifications.push({ method: '$/progress', params: p }));
     conn.onRequest((method, params) => {
+      client.serverRequests.push({ method, params });
       switch (method) {
         case 'workspace/configuration': {
           client.configurationRequests.push(params);

@@ -6,7 +6,7 @@ import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
-import { MAX_LINE, forEachLine } from '../../server/src/cli/lines';
+import { MAX_LINE, forEachLine } from '../../server/src/core/lineScan';
 import { main } from '../../server/src/cli/main';
 import { artifactUri } from '../../server/src/cli/reporters';
 import { splitLines } from '../../server/src/core/catalog';

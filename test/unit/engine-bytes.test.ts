@@ -6,7 +6,7 @@ import { buildByteIndex } from '../../server/src/core/engine/bytes';
 import { wasmScanner } from '../../server/src/core/engine/wasmScan';
 import { LineBlocks } from '../../server/src/core/lineBlocks';
 import { Readable } from 'node:stream';
-import { forEachLine, forEachMatchingLine } from '../../server/src/cli/lines';
+import { forEachLine, forEachMatchingLine } from '../../server/src/core/lineScan';
 import { captureNames, derivePattern } from '../../server/src/core/pattern';
 import { generateLog, generateRecords, rng, toEntries } from '../bench/gen';
 
@@ -18,9 +18,10 @@ function entry(id: string, message: string, errorCode: string | null = null): En
 type Got = [number, LineMatch[], string][];
 
 /** matchLine on every \n-separated line of text (a final line without \n counts). */
+/** matchLine on each line as editors count lines (\n, \r\n and a lone \r end one). */
 function reference(e: MatchEngine, text: string): { lines: number; got: Got } {
-  const split = text.split('\n');
-  if (text.endsWith('\n') || text === '') split.pop();
+  const split = text.split(/\r\n|\n|\r/);
+  if (/[\r\n]$/.test(text) || text === '') split.pop();
   const got: Got = [];
   split.forEach((l, i) => {
     const ms = e.matchLine(l);
@@ -58,34 +59,40 @@ describe('engine: matchBytes (byte-level block scan)', () => {
     assert.deepEqual(viaBytes(js, text).got, want.got, 'the JS scanner (reference and fallback)');
   });
 
-  it('finds records in every tier: anchored 16 and 8 bytes, >= 19, 15..18 and 7..14 byte literals, and unkeyed ones', () => {
+  it('finds records in every tier: anchored 16 and 8 bytes, >= 19, 15..18, 4..14, 2..3 and 1 byte literals, and unkeyed ones', () => {
     const entries = [
       entry('long', 'connection to the upstream broker was refused after {n} attempts'), // A16
-      entry('k16', 'quota exceeded: {a} over budget'), // 'exceeded: ' after a space: A8
+      entry('k16', 'quota zqxjkvbw: {a} over budget'), // 'zqxjkvbw: ' after a space, a rare word: A8
       entry('path', '/var/lib/postgresql/data.lock {x}'), // no inner anchor, 30 bytes: T12
       entry('k17', 'ERR-CONN-REFUSED!{x}'), // no anchor, 17 bytes: T8
-      entry('k8', 'nope {a} zzz {b} qqqq'), // literals 'nope ', ' zzz ', ' qqqq' (< 7: unkeyed)
+      entry('k8', 'nope {a} zzz {b} qqqq'), // literals 'nope ', ' zzz ', ' qqqq' (< 7: T4 at stride 2)
       entry('k7', 'E_NOENT:{x}'), // 6 bytes after '_', 8 in all: T4
+      entry('k2', '{a}::{b}=>{c}..{d}'), // literals '::', '=>', '..': T2
+      entry('k1', '{a}/{b}:{c}={d}.{e},{f}-{g}'), // only 1-byte literals: T2, as its rarest byte
+      entry('k0', '{a}\t\t\t\t\t\t{b}'), // only control characters (never in keys): unkeyed
       entry('uni', 'échec de la connexion à {hôte} refusée'), // non-ASCII literal bytes
       entry('ja', 'ファイルが見つかりません: {path}'),
     ];
     const e = MatchEngine.build(entries);
     const stats = e.byteIndex().stats;
-    assert.ok(stats.a16 >= 1 && stats.a8 >= 1 && stats.t12 >= 2 && stats.t8 >= 1 && stats.t4 >= 1 && stats.unkeyed >= 1, JSON.stringify(stats));
+    assert.ok(stats.a16 >= 1 && stats.a8 >= 1 && stats.t12 >= 2 && stats.t8 >= 1 && stats.t4 >= 2 && stats.t4stride === 2 && stats.t2 === 2 && stats.t2stride === 1 && stats.unkeyed === 1, JSON.stringify(stats));
     const lines = [
       'ERROR connection to the upstream broker was refused after 5 attempts',
-      'quota exceeded: 12 over budget',
+      'quota zqxjkvbw: 12 over budget',
       'open /var/lib/postgresql/data.lock failed',
       'x ERR-CONN-REFUSED!7',
       'nope 1 zzz 2 qqqq',
       'E_NOENT:file.txt',
+      'x::1=>2..3',
+      'a/b:c=d.e,f-g',
+      'tabs: x\t\t\t\t\t\ty',
       'WARN échec de la connexion à db-1 refusée',
       'ファイルが見つかりません: /tmp/x',
       'nothing to see here',
     ];
     const text = lines.join('\n');
     const want = reference(e, text);
-    assert.equal(want.got.length, 8);
+    assert.equal(want.got.length, 11);
     // both scanners: WebAssembly and the JS reference
     const js = MatchEngine.build(entries);
     js.byteIndex({ wasm: false });
@@ -160,43 +167,49 @@ describe('engine: matchBytes (byte-level block scan)', () => {
       while (s.length < len) s += words[Math.floor(r() * words.length)] + (anchored ? (r() < 0.5 ? ' ' : '_') : r() < 0.5 ? '-' : '/');
       return s.slice(0, len);
     };
-    // literals of every tier and length, and duplicates (shared keys)
-    const literals: (string[] | null)[] = [];
-    for (let i = 0; i < 400; i++) literals.push([lit(7 + Math.floor(r() * 40))]);
-    for (let i = 0; i < 20; i++) literals.push(literals[i]!);
-    literals.push(null);
-    const idx = buildByteIndex(literals);
-    const native = wasmScanner(idx);
-    assert.ok(native, 'WebAssembly is available in Node');
-    const s = idx.stats;
-    assert.ok(s.a16 > 0 && s.a8 > 0 && s.t12 > 0 && s.t8 > 0 && s.t4 > 0, JSON.stringify(s));
-    let planted = 0;
-    for (let iter = 0; iter < 60; iter++) {
-      let text = '';
-      const parts = Math.floor(r() * 200);
-      for (let k = 0; k < parts; k++) text += r() < 0.4 ? literals[Math.floor(r() * 420)]![0]! : lit(Math.floor(r() * 30)) + (r() < 0.2 ? '\n' : '');
-      const bytes = Buffer.from(text, 'utf8');
-      const shift = 4 * Math.floor(r() * 3);
-      const buf = new Uint8Array(shift + bytes.length + 32).subarray(shift);
-      buf.set(bytes);
-      // the same (position, record) hits; in position order, ties (several records keyed at one
-      // position) in either order
-      const pairs = (h: { pos: Int32Array; rec: Int32Array; count: number }): string[] => {
-        const out: string[] = [];
-        for (let i = 0; i < h.count; i++) {
-          if (i > 0) assert.ok(h.pos[i]! >= h.pos[i - 1]!, 'position order');
-          out.push(`${h.pos[i]}:${h.rec[i]}`);
-        }
-        return out.sort();
-      };
-      const want = pairs(idx.scanJs(buf, bytes.length));
-      idx.native = native;
-      const got = pairs(idx.scan(buf, bytes.length));
-      idx.native = undefined;
-      assert.deepEqual(got, want, `iteration ${iter}`);
-      if (want.length > 0) planted++;
+    // literals of every tier and length, and duplicates (shared keys); then the same with short
+    // literals added, which lower T4's stride (5-6 bytes: 2-3; 4 bytes: 1) and fill T2 (2-3 bytes)
+    for (const shortest of [7, 5, 2]) {
+      const literals: (string[] | null)[] = [];
+      for (let i = 0; i < 400; i++) literals.push([lit(7 + Math.floor(r() * 40))]);
+      for (let i = 0; i < 20; i++) literals.push(literals[i]!);
+      for (let i = 0; shortest < 7 && i < 30; i++) literals.push([lit(shortest + Math.floor(r() * (7 - shortest)), false)]);
+      literals.push(null);
+      const idx = buildByteIndex(literals);
+      const native = wasmScanner(idx);
+      assert.ok(native, 'WebAssembly is available in Node');
+      const s = idx.stats;
+      assert.ok(s.a16 > 0 && s.a8 > 0 && s.t12 > 0 && s.t8 > 0 && s.t4 > 0, JSON.stringify(s));
+      if (shortest === 5) assert.ok(s.t4stride === 2 && s.t2 === 0, JSON.stringify(s));
+      if (shortest === 2) assert.ok(s.t4stride === 1 && s.t2 > 0, JSON.stringify(s));
+      let planted = 0;
+      for (let iter = 0; iter < 60; iter++) {
+        let text = '';
+        const parts = Math.floor(r() * 200);
+        for (let k = 0; k < parts; k++) text += r() < 0.4 ? literals[Math.floor(r() * (literals.length - 1))]![0]! : lit(Math.floor(r() * 30)) + (r() < 0.2 ? '\n' : '');
+        const bytes = Buffer.from(text, 'utf8');
+        const shift = 4 * Math.floor(r() * 3);
+        const buf = new Uint8Array(shift + bytes.length + 32).subarray(shift);
+        buf.set(bytes);
+        // the same (position, record) hits; in position order, ties (several records keyed at one
+        // position) in either order
+        const pairs = (h: { pos: Int32Array; rec: Int32Array; count: number }): string[] => {
+          const out: string[] = [];
+          for (let i = 0; i < h.count; i++) {
+            if (i > 0) assert.ok(h.pos[i]! >= h.pos[i - 1]!, 'position order');
+            out.push(`${h.pos[i]}:${h.rec[i]}`);
+          }
+          return out.sort();
+        };
+        const want = pairs(idx.scanJs(buf, bytes.length));
+        idx.native = native;
+        const got = pairs(idx.scan(buf, bytes.length));
+        idx.native = undefined;
+        assert.deepEqual(got, want, `iteration ${iter}`);
+        if (want.length > 0) planted++;
+      }
+      assert.ok(planted > 40, `most blocks hold keys (${planted})`);
     }
-    assert.ok(planted > 40, `most blocks hold keys (${planted})`);
   });
 
   it('a block with more hits than the WebAssembly output holds falls back to the JS scan (same hits)', () => {
@@ -351,16 +364,9 @@ describe('LineBlocks + forEachMatchingLine (the CLI scan reader)', () => {
         for (const m of e.matchLine(line)) want.push([n, m.text]);
       });
       const got: [number, string][] = [];
-      // byteThreshold 0: every block through matchBytes (by default small inputs are matched as text)
-      const b = await forEachMatchingLine(
-        chunks(),
-        e,
-        (n, ms) => {
-          for (const m of ms) got.push([n, m.text]);
-        },
-        undefined,
-        { byteThreshold: 0 },
-      );
+      const b = await forEachMatchingLine(chunks(), e, (n, hits) => {
+        for (const m of hits.matches()) got.push([n, m.text]);
+      });
       assert.equal(b.lines, a.lines, JSON.stringify(all.toString('latin1')));
       assert.deepEqual(got, want, JSON.stringify(all.toString('latin1')));
     }

@@ -4,6 +4,7 @@ import { type Command, EXIT_OK, EXIT_USAGE, type Io, IoError, UsageError } from 
 import { dataset } from './commands/dataset';
 import { explain } from './commands/explain';
 import { extract } from './commands/extract';
+import { mcp } from './commands/mcp';
 import { scan } from './commands/scan';
 import { validate } from './commands/validate';
 import { VERSION } from './version';
@@ -15,6 +16,7 @@ export const COMMANDS: Command[] = [
   validate,
   dataset,
   extract,
+  mcp,
 ];
 
 function help(): string {

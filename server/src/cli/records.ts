@@ -36,22 +36,29 @@ export function formatProblem(p: RecordProblem): string {
 export interface LoadedCatalog {
   catalog: Catalog;
   problems: RecordProblem[];
+  /** Each source with the records it gave (before duplicate ids were merged). */
+  sources: { origin: RecordOrigin; path: string; records: number }[];
 }
 
 /** Loads bundled (unless noBundled) + user record paths; problems are returned, never thrown.
  * `datasetRecords` (scan --dataset) rank between bundled and user records on duplicate ids. */
-export async function loadCatalog(recordPaths: string[], noBundled: boolean, datasetRecords?: ErrorRecord[]): Promise<LoadedCatalog> {
+export async function loadCatalog(recordPaths: string[], noBundled: boolean, datasetRecords?: ErrorRecord[], opts: { datasetPath?: string } = {}): Promise<LoadedCatalog> {
   const sets: { origin: RecordOrigin; result: LoadResult }[] = [];
+  const sources: LoadedCatalog['sources'] = [];
+  const add = (origin: RecordOrigin, p: string, result: LoadResult): void => {
+    sets.push({ origin, result });
+    sources.push({ origin, path: p, records: result.records.length });
+  };
   if (!noBundled) {
     const bundled = bundledRecordsPath();
     if (!bundled) throw new IoError('bundled records not found (use --records PATH or --no-bundled)');
-    sets.push({ origin: 'bundled', result: await loadRecordsFromPath(bundled, { strict: true }) });
+    add('bundled', bundled, await loadRecordsFromPath(bundled, { strict: true }));
   }
-  if (datasetRecords) sets.push({ origin: 'dataset', result: { records: datasetRecords, problems: [], files: [] } });
+  if (datasetRecords) add('dataset', opts.datasetPath ?? '(dataset)', { records: datasetRecords, problems: [], files: [] });
   for (const p of recordPaths) {
     checkReadable(p, 'records');
-    sets.push({ origin: 'user', result: await loadRecordsFromPath(p, { strict: false }) });
+    add('user', path.resolve(p), await loadRecordsFromPath(p, { strict: false }));
   }
   const merged = mergeRecordSets(sets);
-  return { catalog: new Catalog(merged.records), problems: merged.problems };
+  return { catalog: new Catalog(merged.records), problems: merged.problems, sources };
 }

@@ -18,6 +18,11 @@ import * as path from 'node:path';
 import { Catalog } from '../core/catalog';
 import type { DatasetService } from '../core/dataset';
 import {
+  AgentExplainRequest,
+  LogLinesRequest,
+  ScanLogRequest,
+  ScanLogStopRequest,
+  ScanLogUpdateNotification,
   CodeActionFormattingOptions,
   DatasetStatusRequest,
   DatasetSuggestionNotification,
@@ -47,6 +52,7 @@ import { FileRefResolver } from './fileRefs';
 import { hover } from './hover';
 import { documentLinks } from './links';
 import { isLogLike } from './logKind';
+import { agentExplain, LogScans, logLines, scanCatalogOf } from './logScan';
 import { RaiseSiteResolver } from './raiseSite';
 import { RecordIndex } from './recordIndex';
 import { affectsSources, LoadedRecords, loadSources, SourceSpec, sourceSpecs, WORKSPACE_RECORDS_DIR } from './recordSources';
@@ -83,7 +89,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   let settings = new SettingsStore(undefined);
   let dataset: DatasetService | undefined;
   let loadedKey = '';
-  let caps = { pull: false, refresh: false, dynamicConfig: false, dynamicWatch: false, relativePatterns: false };
+  let caps = { pull: false, refresh: false, dynamicConfig: false, dynamicWatch: false, relativePatterns: false, workDoneProgress: false };
 
   const openText = (file: string): string[] | undefined => documents.get(pathToUri(file))?.lines;
   const raiseSites = new RaiseSiteResolver(() => folders, openText);
@@ -254,6 +260,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       dynamicConfig: !!c.workspace?.didChangeConfiguration?.dynamicRegistration,
       dynamicWatch: !!c.workspace?.didChangeWatchedFiles?.dynamicRegistration,
       relativePatterns: !!c.workspace?.didChangeWatchedFiles?.relativePatternSupport,
+      workDoneProgress: !!c.window?.workDoneProgress,
     };
     settings = new SettingsStore(
       c.workspace?.configuration
@@ -321,6 +328,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   }
 
   connection.onShutdown(() => {
+    logScans.dispose();
     watcherRegistration?.dispose();
     datasetCatalogs.dispose();
     for (const t of timers) clearTimeout(t);
@@ -464,6 +472,40 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   connection.onRequest(SnippetRequest.type, (p, token) => runSafe(log, 'snippet', token, null, async () => (await ready, snippetRequest(ctx, p))));
   connection.onRequest(StatusRequest.type, (_p, token) => runSafe(log, 'status', token, loaded.status, async () => (await ready, loaded.status)));
   connection.onRequest(ReloadRequest.type, (_p, token) => runSafe(log, 'reload', token, loaded.status, async () => (await ready, reload(true))));
+
+  // ------------------------------------------------------------------------------------------
+  // Log files on disk and the language-model tool (logScan.ts)
+
+  const logScans = new LogScans(() => loaded.catalog, (r) => void connection.sendNotification(ScanLogUpdateNotification.type, r), log);
+  connection.onRequest(ScanLogRequest.type, (p, token) =>
+    runSafe(log, 'scanLog', token, null, async () => {
+      await ready;
+      // progress on the client's token, else on one we create (the client can cancel either)
+      const reporter = p?.workDoneToken !== undefined ? connection.window.attachWorkDoneProgress(p.workDoneToken) : caps.workDoneProgress ? await connection.window.createWorkDoneProgress() : undefined;
+      const progressToken = reporter && 'token' in reporter ? (reporter.token as typeof token) : undefined;
+      return logScans.scan(p, reporter, () => token.isCancellationRequested || progressToken?.isCancellationRequested === true);
+    }),
+  );
+  connection.onRequest(ScanLogStopRequest.type, (p, token) => runSafe(log, 'scanLogStop', token, null, () => logScans.stop(Number(p?.scanId))));
+  connection.onRequest(LogLinesRequest.type, (p, token) => runSafe(log, 'logLines', token, null, () => logLines(p)));
+  connection.onRequest(AgentExplainRequest.type, (p, token) =>
+    runSafe(log, 'agentExplain', token, null, async () => {
+      await ready;
+      const ds = dataset;
+      return agentExplain(
+        {
+          cwd: folders[0] ?? process.cwd(),
+          catalog: () => loaded.catalog,
+          scanCatalog: () => scanCatalogOf(loaded.catalog),
+          records: () => scanCatalogOf(loaded.catalog).records,
+          sources: () => loaded.status.sources,
+          ...(ds ? { complete: (r) => ds.complete(r) } : {}),
+        },
+        p,
+        () => token.isCancellationRequested,
+      );
+    }),
+  );
 
   connection.listen();
 }

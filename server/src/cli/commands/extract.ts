@@ -15,10 +15,13 @@ per-repository layout of ErrLookup), sorted and stable: running it twice on unch
 the same file.
 
   Python      raise X("…"), raise X(f"…{v}…") (also split over lines, implicitly concatenated)
-  JS / TS     throw new X("…"), throw new X(\`…\${v}…\`)
+  JS / TS     throw new X("…"), throw new X(\`…\${v}…\`), new XError("…") anywhere (factories)
   Go          errors.New("…"), fmt.Errorf("…%s…", v)
   Java        throw new X("…" + v)   (a concatenated expression is written {v})
   Rust        panic!("…"), bail!("…"), anyhow!("…")
+  and         messages written in exception classes (__str__, super().__init__("…"), super(\`…\`)),
+              a local assigned first and raised after, calls of error helpers (fail("…")), and
+              class-only records (tag class-only) for raises without a message (raise queue.Empty)
 
 Each record has errorMessage (placeholders as written), messagePattern, errorClass, filePath,
 lineNumber, sourceCode (±18 lines), githubUrl (pinned to --sha) and an ErrLookup id; no

@@ -6,7 +6,7 @@ import { defaultCacheDir, loadDatasetRecords } from '../../core/dataset';
 import { SEVERITIES, type Severity, severityRank } from '../../core/record';
 import { flag, parseArgs, stringOption, stringsOption } from '../args';
 import { type Command, EXIT_FINDINGS, EXIT_OK, IoError, type Io, UsageError } from '../command';
-import { forEachMatchingLine } from '../lines';
+import { forEachMatchingLine } from '../../core/lineScan';
 import { Output } from '../output';
 import { checkReadable, formatProblem, loadCatalog } from '../records';
 import { recordMatch } from '../../core/catalog';
@@ -94,8 +94,9 @@ export const scan: Command = {
         const stats = await forEachMatchingLine(
           input,
           catalog.engine,
-          (n, ms, line) => {
-            for (const lm of ms) {
+          (n, hits) => {
+            const line = hits.text();
+            for (const lm of hits.matches()) {
               const m = recordMatch(catalog.records[lm.entry]!, lm, line);
               matches++;
               worst = Math.min(worst, severityRank(m.record.severity));

@@ -68,13 +68,22 @@ function wordRank(w: string): number {
   return rankOf.get(w) ?? -1;
 }
 
-/** Bits of one word of letters: about log2 of its frequency rank (Zipf), more when unknown. */
+/** Bits of a word of frequency rank r (0-based) in the background model: about log2 of its rank (Zipf). */
+export function rankBits(r: number): number {
+  return Math.log2(r + 2) + 1;
+}
+
+/** Bits of a word of `length` letters that is not among the model's words: rare, but a short
+ * fragment is no identifier. */
+export function unknownWordBits(length: number): number {
+  return Math.min(17, 8 + 1.5 * length);
+}
+
+/** Bits of one word of letters. */
 export function wordBits(word: string): number {
   const w = word.toLowerCase();
   const r = wordRank(w);
-  if (r >= 0) return Math.log2(r + 2) + 1;
-  // not among the common words: rare, but a short fragment is no identifier
-  return Math.min(17, 8 + 1.5 * w.length);
+  return r >= 0 ? rankBits(r) : unknownWordBits(w.length);
 }
 
 const COMMON_PUNCT = new Set(['.', ',', ':', '-', '/', "'", '"', '(', ')']);

@@ -6,7 +6,10 @@
 // At a probe j the words w0, w1, w2 give hashes that share their multiplications:
 //   H12 = f(w0, w1, w2)   the 12 bytes at j     tier T12 (nearly every record)
 //   H8  = f(w0, w1)       the 8 bytes at j      tier T8 (records whose literals are all shorter)
-//   H4  = f(w0)           4 bytes, every 4      tier T4 (shorter still; a pass of its own)
+//   H4  = f(w0)           4 bytes, every 1-4    tier T4 (shorter still; a pass of its own)
+//   H2  = f(w0 & 0xffff)  2 bytes, every 1-2    tier T2 (literals of 2-3 bytes; a pass of its own)
+// T4's and T2's strides follow their shortest key (a 4-byte literal needs a probe at every byte),
+// so a record set without such short literals never pays for those passes.
 // A key of K bytes in a tier of window p and stride s needs K >= p + s - 1 and is indexed under
 // the hashes of its s windows at offsets 0..s-1: every occurrence of the key covers exactly one
 // probe position whose window lies inside it, so that probe's hash finds it. A blocked Bloom
@@ -19,6 +22,8 @@
 // runtime has it; scanJs below is the same algorithm in JS: the reference the tests compare it
 // with, and the fallback. Memory latency dominates either way: a probe costs one filter word, a
 // filter pass one table cache line.
+
+import { bitPrefix } from './rarity';
 
 const C1 = 0x9e3779b1 | 0;
 const C2 = 0x85ebca6b | 0;
@@ -33,6 +38,7 @@ function wordAt(b: Uint8Array, i: number): number {
 }
 
 function windowHash(b: Uint8Array, i: number, span: Span): number {
+  if (span === 2) return Math.imul(wordAt(b, i) & 0xffff, C1);
   if (span === 4) return Math.imul(wordAt(b, i), C1);
   const h8 = Math.imul(wordAt(b, i), C1) ^ Math.imul(wordAt(b, i + 4), C2);
   if (span === 8) return h8;
@@ -41,7 +47,7 @@ function windowHash(b: Uint8Array, i: number, span: Span): number {
   return h12 ^ Math.imul(wordAt(b, i + 12), C4);
 }
 
-export type Span = 4 | 8 | 12 | 16;
+export type Span = 2 | 4 | 8 | 12 | 16;
 
 /** Fingerprint of the m bytes of b at i: stored with each window, so a probe confirms a key from
  * the text bytes (in cache) and the entry alone, without reading the key. A candidate that is
@@ -123,7 +129,7 @@ export class ByteTier {
   /** Keys before build: record and offset of its key bytes in `src` (one buffer for all keys). */
   private readonly pendingRecs: number[] = [];
   private readonly pendingOffs: number[] = [];
-  private src: Uint8Array = new Uint8Array(0);
+  private readonly pendingSrc: Uint8Array[] = [];
   private count = 0; // keys added
 
   /** > 0: the filter is a plain bitmap of 2^bitmapBits bits indexed by a hash's top bits (the
@@ -132,7 +138,8 @@ export class ByteTier {
 
   constructor(
     readonly span: Span,
-    readonly stride: 1 | 4 | 8 | 16,
+    /** Set before build (T4, T2: from their shortest key). */
+    public stride: number,
     private readonly bitmap = false,
   ) {}
 
@@ -141,13 +148,20 @@ export class ByteTier {
     return this.span + this.stride - 1;
   }
 
+  /** Keys added (a record may have several: the pairs of a one-byte key). */
   get size(): number {
     return this.count;
   }
 
-  /** Record rec's key: the keyLen bytes of src at off (every key of a tier comes from the same src). */
+  /** Records with keys in this tier. */
+  records = 0;
+  private lastRec = -1;
+
+  /** Record rec's key: the keyLen bytes of src at off. */
   add(rec: number, src: Uint8Array, off: number): void {
-    this.src = src;
+    this.pendingSrc.push(src);
+    if (rec !== this.lastRec) this.records++;
+    this.lastRec = rec;
     this.pendingRecs.push(rec);
     this.pendingOffs.push(off);
     this.count++;
@@ -155,7 +169,6 @@ export class ByteTier {
 
   build(): void {
     const keys = this.pendingOffs.length;
-    const src = this.src;
     const m = this.keyLen;
     const per = this.stride;
     const count = keys * per;
@@ -178,6 +191,7 @@ export class ByteTier {
     const top = 32 - this.bitmapBits;
     for (let s = 0; s < keys; s++) {
       const at = this.pendingOffs[s]!;
+      const src = this.pendingSrc[s]!;
       const fp = fingerprint(src, at, m);
       const rec = this.pendingRecs[s]!;
       for (let off = 0; off < per; off++) {
@@ -204,7 +218,7 @@ export class ByteTier {
     }
     this.pendingOffs.length = 0;
     this.pendingRecs.length = 0;
-    this.src = new Uint8Array(0);
+    this.pendingSrc.length = 0;
   }
 
   bytes(): number {
@@ -229,8 +243,10 @@ export interface ByteTiers {
   t12: ByteTier;
   /** 8-byte windows every 8 bytes: keys of 15 bytes (probed in the same pass as T12). */
   t8: ByteTier;
-  /** 4-byte windows every 4 bytes: keys of 7 bytes (a pass of its own, only when used). */
+  /** 4-byte windows every 1-4 bytes: keys of 4-7 bytes (a pass of its own, only when used). */
   t4: ByteTier;
+  /** 2-byte windows every 1-2 bytes: keys of 2-3 bytes (a pass of its own, only when used). */
+  t2: ByteTier;
 }
 
 /** The WebAssembly scanner's interface (engine/wasmScan.ts): the same hits as scanJs, or
@@ -276,20 +292,36 @@ export class ByteIndex {
   private cand8P = new Int32Array(0);
 
   constructor(tiers: ByteTiers, unkeyed: number[]) {
-    const { a16, a8, t12, t8, t4 } = tiers;
-    if (a16.span !== 16 || a16.stride !== 1 || a8.span !== 8 || a8.stride !== 1 || t12.span !== 12 || t12.stride !== 8 || t8.span !== 8 || t8.stride !== 8 || t4.span !== 4 || t4.stride !== 4) {
+    const { a16, a8, t12, t8, t4, t2 } = tiers;
+    if (
+      a16.span !== 16 || a16.stride !== 1 || a8.span !== 8 || a8.stride !== 1 || t12.span !== 12 || t12.stride !== 8 || t8.span !== 8 || t8.stride !== 8 ||
+      t4.span !== 4 || t4.stride < 1 || t4.stride > 4 || t2.span !== 2 || t2.stride < 1 || t2.stride > 2
+    ) {
       throw new Error('ByteIndex: unsupported tier layout');
     }
-    for (const t of [a16, a8, t12, t8, t4]) t.build();
+    for (const t of [a16, a8, t12, t8, t4, t2]) t.build();
     this.tiers = tiers;
     this.unkeyed = unkeyed;
   }
 
   /** Sizes; bytes: the JS index (filters and tables), nativeBytes: the WebAssembly module's memory. */
-  get stats(): { a16: number; a8: number; t12: number; t8: number; t4: number; unkeyed: number; bytes: number; native: boolean; nativeBytes: number } {
-    const { a16, a8, t12, t8, t4 } = this.tiers;
-    const bytes = a16.bytes() + a8.bytes() + t12.bytes() + t8.bytes() + t4.bytes();
-    return { a16: a16.size, a8: a8.size, t12: t12.size, t8: t8.size, t4: t4.size, unkeyed: this.unkeyed.length, bytes, native: this.native !== undefined, nativeBytes: this.native?.memoryBytes ?? 0 };
+  get stats(): { a16: number; a8: number; t12: number; t8: number; t4: number; t4stride: number; t2: number; t2stride: number; unkeyed: number; bytes: number; native: boolean; nativeBytes: number } {
+    const { a16, a8, t12, t8, t4, t2 } = this.tiers;
+    const bytes = a16.bytes() + a8.bytes() + t12.bytes() + t8.bytes() + t4.bytes() + t2.bytes();
+    return {
+      a16: a16.records,
+      a8: a8.records,
+      t12: t12.records,
+      t8: t8.records,
+      t4: t4.records,
+      t4stride: t4.stride,
+      t2: t2.records,
+      t2stride: t2.stride,
+      unkeyed: this.unkeyed.length,
+      bytes,
+      native: this.native !== undefined,
+      nativeBytes: this.native?.memoryBytes ?? 0,
+    };
   }
 
   private push(pos: number, rec: number): void {
@@ -319,8 +351,10 @@ export class ByteIndex {
       for (let i = 0; i < used; i++) {
         if (table[base + i] !== h) continue;
         const payload = table[base + 2 * SLOTS + i]!;
+        // (a key may end in the zero padding after n: no key holds a zero byte but the pairs of a
+        // one-byte key, whose occurrence at the block's last byte is found that way)
         const at = probe - (payload & 15);
-        if (at < 0 || at + m > n) continue;
+        if (at < 0) continue;
         if (at !== fpAt) {
           fp = fingerprint(buf, at, m);
           fpAt = at;
@@ -330,6 +364,12 @@ export class ByteIndex {
       if ((meta & OVERFLOW) === 0) return;
       bucket = bucket + 1 === t.buckets ? 0 : bucket + 1;
     }
+  }
+
+  /** The scan plus the line walk in the WebAssembly module (see NativeLines), or undefined when
+   * there is no module or it gives up on this block (then: scan, and the walk in JS). */
+  scanLines(buf: Uint8Array, n: number): NativeLines | undefined {
+    return this.native?.scanLines(buf, n);
   }
 
   /**
@@ -352,7 +392,7 @@ export class ByteIndex {
   scanJs(buf: Uint8Array, n: number): ByteHits {
     this.hitCount = 0;
     const words = new Int32Array(buf.buffer, buf.byteOffset, (n + 32) >>> 2);
-    const { a16, a8, t12, t8, t4 } = this.tiers;
+    const { a16, a8, t12, t8, t4, t2 } = this.tiers;
     // anchored tiers: 16 (and 8) bytes right after every space and '_'
     if (a16.size > 0 || a8.size > 0) {
       for (let p = 1; p < n; p++) {
@@ -366,7 +406,22 @@ export class ByteIndex {
         }
       }
     }
-    if (t12.size === 0 && t8.size === 0 && t4.size === 0) return this.sorted();
+    // T4 and T2 (records with short literals only): passes of their own at their strides
+    if (t4.size > 0) {
+      const s4 = t4.stride;
+      for (let p = 0; p < n; p += s4) {
+        const h = Math.imul(wordAt(buf, p), C1);
+        if (passes(t4, h)) this.probe(t4, h, p, buf, n);
+      }
+    }
+    if (t2.size > 0) {
+      const s2 = t2.stride;
+      for (let p = 0; p < n; p += s2) {
+        const h = Math.imul((buf[p]! | 0) | ((buf[p + 1]! | 0) << 8), C1);
+        if (passes(t2, h)) this.probe(t2, h, p, buf, n);
+      }
+    }
+    if (t12.size === 0 && t8.size === 0) return this.sorted();
     const lastWord = (n + 3) >>> 2; // words from here on are padding
     // One probe every 8 bytes. T12's filter is read without branches (a branch per probe on a
     // multi-megabyte filter mispredicts and serialises the cache misses); passing probes are
@@ -401,13 +456,6 @@ export class ByteIndex {
         c8p[nc8++] = k << 2;
       }
     }
-    // T4 (few records with short keys): its own pass, one probe every 4 bytes
-    if (t4.size > 0) {
-      for (let k = 0; k < lastWord; k++) {
-        const h = Math.imul(words[k]!, C1);
-        if (passes(t4, h)) this.probe(t4, h, k << 2, buf, n);
-      }
-    }
     for (let i = 0; i < nc8; i++) this.probe(t8, c8h[i]!, c8p[i]!, buf, n);
     for (let i = 0; i < nc; i++) this.probe(t12, ch[i]!, cp[i]!, buf, n);
     return this.sorted();
@@ -440,21 +488,10 @@ export class ByteIndex {
   }
 }
 
-/** The first window of `span` bytes of the literal b[off, off + len) that starts right after a
- * space or '_' inside it (start -1: none); cost 0. */
-function firstAnchored(b: Uint8Array, off: number, len: number, span: number): { start: number; cost: number } {
-  for (let j = 1; j + span <= len; j++) {
-    const c = b[off + j - 1];
-    if (c === 0x20 || c === 0x5f) return { start: j, cost: 0 };
-  }
-  return { start: -1, cost: 0 };
-}
-
 /** Counts of window hashes over byte literals, to choose rare key windows (saturating bytes). */
 export class ByteGramCounts {
   private readonly counts: Uint8Array;
   private readonly shift: number;
-  private scratch = new Float64Array(256);
   constructor(
     readonly span: Span,
     bits: number,
@@ -481,46 +518,17 @@ export class ByteGramCounts {
       if (c !== 255) this.counts[i] = c + 1;
     }
   }
-  /** The rarest anchored window of the literal b[off, off + len): its start (-1: none) and count. */
-  bestAnchored(b: Uint8Array, off: number, len: number): { start: number; cost: number } {
-    let best = Infinity;
-    let start = -1;
-    for (let j = 1; j + this.span <= len; j++) {
-      const c0 = b[off + j - 1];
-      if (c0 !== 0x20 && c0 !== 0x5f) continue;
-      const cost = this.counts[windowHash(b, off + j, this.span) >>> this.shift]!;
-      if (cost < best) {
-        best = cost;
-        start = j;
-      }
-    }
-    return { start, cost: best };
-  }
-  /** Start (in the literal) and cost of the best key of m bytes in b[off, off + len) (cost: sum of its windows' counts). */
-  bestWindow(b: Uint8Array, off: number, len: number, m: number): { start: number; cost: number } {
-    const span = this.span;
-    const grams = len - span + 1;
-    if (this.scratch.length < grams) this.scratch = new Float64Array(grams * 2);
-    const c = this.scratch;
-    for (let j = 0; j < grams; j++) c[j] = this.counts[windowHash(b, off + j, span) >>> this.shift]!;
-    const per = m - span + 1;
-    let sum = 0;
-    for (let j = 0; j < per; j++) sum += c[j]!;
-    let best = sum;
-    let bestStart = 0;
-    for (let s = 1; s + m <= len; s++) {
-      sum += c[s + per - 1]! - c[s - 1]!;
-      if (sum < best) {
-        best = sum;
-        bestStart = s;
-      }
-    }
-    return { start: bestStart, cost: best };
+  /** The count of the window of `span` bytes at b[at] (saturated at 255). */
+  countAt(b: Uint8Array, at: number): number {
+    return this.counts[windowHash(b, at, this.span) >>> this.shift]!;
   }
 }
 
+/** Shortest literal part kept (a part of one byte keys a record only when it has no longer one). */
+const MIN_PART = 1;
+
 /** The literals of all records as UTF-8 in one buffer, split at control characters (keys never
- * hold them), parts shorter than 7 bytes dropped: part k is bytes[off[k], off[k] + len[k]), and
+ * hold them), parts shorter than MIN_PART bytes dropped: part k is bytes[off[k], off[k] + len[k]), and
  * record i's parts are first[i] .. first[i + 1] - 1. */
 class LiteralBytes {
   bytes = new Uint8Array(1 << 16);
@@ -554,7 +562,7 @@ class LiteralBytes {
       for (let k = p; k <= p + len; k++) {
         const c = k < p + len ? src[k]! : 0;
         if (c < 0x20 || c === 0x7f) {
-          if (k - a >= 7) this.copyPart(src, a, k);
+          if (k - a >= MIN_PART) this.copyPart(src, a, k);
           a = k + 1;
         }
       }
@@ -580,7 +588,7 @@ class LiteralBytes {
     for (let k = 0; k <= l.length; k++) {
       const c = k < l.length ? l.charCodeAt(k) : 0;
       if (c < 0x20 || c === 0x7f) {
-        if (k - start >= 7) this.addPart(l, start, k, ascii);
+        if (k - start >= MIN_PART) this.addPart(l, start, k, ascii);
         start = k + 1;
         ascii = true;
       } else if (c >= 0x80) ascii = false;
@@ -618,6 +626,29 @@ export function buildByteIndex(literals: (readonly string[] | null)[]): ByteInde
  * runs in bytes[start, end), or null for a record that never takes part. */
 export type RecordLiterals = readonly string[] | { bytes: Uint8Array; start: number; end: number } | null;
 
+/** How much cheaper an anchored key is to scan for than a strided one (bits of rarity it may give
+ * up): the anchored pass runs anyway and its filter stays in cache; a strided tier adds a pass. */
+const ANCHOR_PREFERENCE = 6;
+/** An anchored key this rare (bits of background information, less its sharing) is kept even when
+ * a strided window would be rarer. */
+const ANCHOR_GOOD = 16;
+
+/** Best key window of m bytes inside the part b[off, off + len) by background bits less the
+ * record-set sharing of its stride windows (counts: windows of `span`); start -1 when len < m. */
+function bestStrided(b: Uint8Array, off: number, len: number, m: number, pre: Float64Array, counts: ByteGramCounts): { start: number; score: number } {
+  if (len < m) return { start: -1, score: -Infinity };
+  let start = -1;
+  let score = -Infinity;
+  for (let s = 0; s + m <= len; s++) {
+    const sc = pre[s + m]! - pre[s]! - Math.log2(1 + counts.countAt(b, off + s));
+    if (sc > score) {
+      score = sc;
+      start = s;
+    }
+  }
+  return { start, score };
+}
+
 export function buildByteIndexOf(n: number, literalsOf: (i: number) => RecordLiterals): ByteIndex {
   const lb = new LiteralBytes(n, literalsOf);
   const { bytes, off, len, first, usable } = lb;
@@ -626,77 +657,160 @@ export function buildByteIndexOf(n: number, literalsOf: (i: number) => RecordLit
   const t12 = new ByteTier(12, 8);
   const t8 = new ByteTier(8, 8, true);
   const t4 = new ByteTier(4, 4, true);
-  // A record's key is, by preference: 16 bytes starting right after a space or '_' inside one of
-  // its literals (A16: one window per record, probed only at such anchors, so the filter stays
-  // small enough for the cache at 500k records); 8 such bytes (A8); else a strided tier (T12 for a
-  // literal of >= 19 bytes, then T8, T4), whose pass over every position is only made when used.
-  const tiers = [t12, t8, t4];
-  const anchored = [a16, a8];
+  const t2 = new ByteTier(2, 2, true);
+  // A record's key is the window of its literals that is rarest in ordinary text (background bits,
+  // engine/rarity.ts) and least shared with other records' literals (counts), by preference one
+  // starting right after a space or '_' inside a literal (A16: 16 bytes, A8: 8 bytes: probed only
+  // at such anchors, one window per record, so the filter stays in cache at 500k records); else a
+  // strided tier (T12: windows of 19 bytes, T8: 15, T4: 7); records whose literals are all shorter
+  // go to T4 (4-6 bytes) or T2 (2-3 bytes), whose strides follow their shortest keys. Every tier's
+  // pass is made only when it has records.
   const bits = n > 200_000 ? 22 : n > 20_000 ? 20 : 18;
-  const counts = new Map<number, ByteGramCounts>();
-  const countsFor = (span: Span): ByteGramCounts => {
-    let c = counts.get(span);
+  const countsOf = new Map<string, ByteGramCounts>();
+  const counts = (span: Span, anchoredOnly: boolean): ByteGramCounts => {
+    const k = `${span}${anchoredOnly ? 'a' : ''}`;
+    let c = countsOf.get(k);
     if (!c) {
       c = new ByteGramCounts(span, bits);
-      for (let k = 0; k < off.length; k++) if (len[k]! >= span) c.add(bytes, off[k]!, len[k]!);
-      counts.set(span, c);
+      for (let p = 0; p < off.length; p++) {
+        if (anchoredOnly) {
+          if (len[p]! > span) c.addAnchored(bytes, off[p]!, len[p]!);
+        } else if (len[p]! >= span) c.add(bytes, off[p]!, len[p]!);
+      }
+      countsOf.set(k, c);
     }
     return c;
   };
-  const anchorCounts = new Map<number, ByteGramCounts>();
-  const anchorCountsFor = (span: Span): ByteGramCounts => {
-    let c = anchorCounts.get(span);
-    if (!c) {
-      c = new ByteGramCounts(span, bits);
-      for (let k = 0; k < off.length; k++) if (len[k]! > span) c.addAnchored(bytes, off[k]!, len[k]!);
-      anchorCounts.set(span, c);
-    }
-    return c;
-  };
+  const c16 = counts(16, true);
+  const c8 = counts(8, true);
+  let pre = new Float64Array(256);
   const unkeyed: number[] = [];
+  const short: number[] = []; // records for T4 / T2 (placed once their strides are known)
+  const single: number[] = []; // records whose literals are single bytes: T2 at stride 1
+  const strided: [ByteTier, number][] = [
+    [t12, 12],
+    [t8, 8],
+    [t4, 4],
+  ];
   for (let i = 0; i < n; i++) {
     if (!usable[i]) continue;
-    let placed = false;
-    for (const tier of anchored) {
-      // A16 keys are the rarest across the records; the few A8 ones any (no counting pass for them)
-      const c = tier === a16 ? anchorCountsFor(tier.span) : undefined;
-      let best = Infinity;
+    let bestA = -Infinity;
+    let keyA = -1;
+    let tierA = a16;
+    let bestS = -Infinity;
+    let keyS = -1;
+    let tierS = t12;
+    let longest = 0;
+    for (let k = first[i]!; k < first[i + 1]!; k++) {
+      const o = off[k]!;
+      const l = len[k]!;
+      if (l > longest) longest = l;
+      if (l < 7) continue;
+      if (pre.length < l + 1) pre = new Float64Array(l * 2);
+      bitPrefix(bytes, o, l, pre);
+      for (let p = 1; p + 8 <= l; p++) {
+        const c = bytes[o + p - 1];
+        if (c !== 0x20 && c !== 0x5f) continue;
+        if (p + 16 <= l) {
+          const sc = pre[p + 16]! - pre[p]! - Math.log2(1 + c16.countAt(bytes, o + p)) + 1; // 16 bytes verify more
+          if (sc > bestA) {
+            bestA = sc;
+            keyA = o + p;
+            tierA = a16;
+          }
+        }
+        const sc8 = pre[p + 8]! - pre[p]! - Math.log2(1 + c8.countAt(bytes, o + p));
+        if (sc8 > bestA) {
+          bestA = sc8;
+          keyA = o + p;
+          tierA = a8;
+        }
+      }
+      for (const [tier, span] of strided) {
+        const w = bestStrided(bytes, o, l, tier.keyLen, pre, counts(span as Span, false));
+        if (w.start >= 0 && w.score > bestS) {
+          bestS = w.score;
+          keyS = o + w.start;
+          tierS = tier;
+        }
+      }
+    }
+    if (keyA >= 0 && (bestA >= ANCHOR_GOOD || bestA + ANCHOR_PREFERENCE >= bestS)) tierA.add(i, bytes, keyA);
+    else if (keyS >= 0) tierS.add(i, bytes, keyS);
+    else if (longest >= 2) short.push(i);
+    else if (first[i + 1]! > first[i]!) single.push(i);
+    else unkeyed.push(i);
+  }
+  // the short tiers: strides from their shortest keys (a 4-byte literal is probed at every byte)
+  let min4 = 7;
+  let min2 = 3;
+  const toT4: number[] = [];
+  const toT2: number[] = [];
+  for (const i of short) {
+    let l = 0;
+    for (let k = first[i]!; k < first[i + 1]!; k++) if (len[k]! > l) l = len[k]!;
+    if (l >= 4) {
+      toT4.push(i);
+      min4 = Math.min(min4, l);
+    } else {
+      toT2.push(i);
+      min2 = Math.min(min2, l);
+    }
+  }
+  if (toT4.length) t4.stride = Math.min(t4.stride, Math.max(1, min4 - 3));
+  if (toT2.length) t2.stride = Math.max(1, min2 - 1);
+  if (single.length) t2.stride = 1;
+  for (const [tier, recs] of [
+    [t4, toT4],
+    [t2, toT2],
+  ] as const) {
+    const m = tier.keyLen;
+    const c = counts(tier.span as Span, false);
+    for (const i of recs) {
+      let best = -Infinity;
       let key = -1;
       for (let k = first[i]!; k < first[i + 1]!; k++) {
-        if (len[k]! <= tier.span) continue;
-        const w = c ? c.bestAnchored(bytes, off[k]!, len[k]!) : firstAnchored(bytes, off[k]!, len[k]!, tier.span);
-        if (w.start >= 0 && w.cost < best) {
-          best = w.cost;
+        if (len[k]! < m) continue;
+        if (pre.length < len[k]! + 1) pre = new Float64Array(len[k]! * 2);
+        bitPrefix(bytes, off[k]!, len[k]!, pre);
+        const w = bestStrided(bytes, off[k]!, len[k]!, m, pre, c);
+        if (w.start >= 0 && w.score > best) {
+          best = w.score;
           key = off[k]! + w.start;
         }
       }
-      if (key >= 0) {
-        tier.add(i, bytes, key);
-        placed = true;
-        break;
-      }
+      tier.add(i, bytes, key);
     }
-    if (placed) continue;
-    let l = 0;
-    for (let k = first[i]!; k < first[i + 1]!; k++) if (len[k]! > l) l = len[k]!;
-    const tier = tiers.find((t) => l >= t.keyLen);
-    if (!tier) {
-      unkeyed.push(i);
-      continue;
-    }
-    const m = tier.keyLen;
-    const c = countsFor(tier.span);
-    let best = Infinity;
-    let key = -1;
-    for (let k = first[i]!; k < first[i + 1]!; k++) {
-      if (len[k]! < m) continue;
-      const w = c.bestWindow(bytes, off[k]!, len[k]!, m);
-      if (w.cost < best) {
-        best = w.cost;
-        key = off[k]! + w.start;
-      }
-    }
-    tier.add(i, bytes, key);
   }
-  return new ByteIndex({ a16, a8, t12, t8, t4 }, unkeyed);
+  // a record whose literals are single bytes: its rarest byte c, as the 256 two-byte keys (c, any)
+  // of T2 (one hit per occurrence of c, the last byte of a block included: the zero padding)
+  for (const i of single) {
+    let c = -1;
+    let best = -Infinity;
+    for (let k = first[i]!; k < first[i + 1]!; k++) {
+      const b = bitPrefix(bytes, off[k]!, 1, pre)[1]!;
+      if (b > best) {
+        best = b;
+        c = bytes[off[k]!]!;
+      }
+    }
+    const pairs = singlePairs(c);
+    for (let d = 0; d < 256; d++) t2.add(i, pairs, 2 * d);
+  }
+  return new ByteIndex({ a16, a8, t12, t8, t4, t2 }, unkeyed);
+}
+
+const pairsOf = new Map<number, Uint8Array>();
+/** The 256 byte pairs (c, 0), (c, 1), ... (c, 255) in one buffer. */
+function singlePairs(c: number): Uint8Array {
+  let p = pairsOf.get(c);
+  if (!p) {
+    p = new Uint8Array(512);
+    for (let d = 0; d < 256; d++) {
+      p[2 * d] = c;
+      p[2 * d + 1] = d;
+    }
+    pairsOf.set(c, p);
+  }
+  return p;
 }

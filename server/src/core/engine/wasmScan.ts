@@ -79,7 +79,7 @@ export class ChainTable {
     return this.pool.subarray(0, this.size);
   }
 }
-const CFG = 0; // 3 rows of 8 i32 (see server/wasm/scan.ts)
+const CFG = 0; // 7 rows of 8 i32 (see server/wasm/scan.ts)
 
 let compiled: object | null | undefined;
 
@@ -150,7 +150,7 @@ class WasmScanner implements NativeScanner {
     tiers.forEach((t, k) => {
       new Int32Array(this.mem.buffer, at[k]!.filter, t.filter.length).set(t.filter);
       new Int32Array(this.mem.buffer, at[k]!.table, t.table.length).set(t.table);
-      // rows (8 i32 each): T12, T8, T4 at i32 0, 8, 16; the chain table at 24; A16, A8 at 32, 40
+      // rows (8 i32 each): T12, T8, T4 at i32 0, 8, 16; the chain table at 24; A16, A8, T2 at 32, 40, 48
       const row = (CFG >> 2) + (k < 3 ? k * 8 : 32 + (k - 3) * 8);
       i32[row] = at[k]!.filter;
       i32[row + 1] = t.filterShift;
@@ -159,6 +159,7 @@ class WasmScanner implements NativeScanner {
       i32[row + 4] = t.keyLen;
       i32[row + 5] = t.size;
       i32[row + 6] = t.bitmapBits;
+      i32[row + 7] = t.stride;
     });
     if (chains && pool) {
       new Int32Array(this.mem.buffer, chainAt.info, chains.info.length).set(chains.info);
@@ -184,7 +185,7 @@ class WasmScanner implements NativeScanner {
     const anchorCap = (n >>> 3) + 1024;
     const candBytes = (4 * perProbe + 2 * anchorCap) * 8;
     const out = align(cand + candBytes);
-    const cap = (n >>> 3) + 1024; // hits (more: the JS scan takes the block)
+    const cap = (n >>> 2) + 1024; // hits (more: the JS scan takes the block)
     const after = align(out + 2 * cap * 8);
     // room for the line walk's output too (see scanLines): listed lines, then verified matches
     const need = after + linesCap(cap, n) * 32 + resultsCap(n) * 4;
@@ -255,8 +256,8 @@ export function wasmScanner(index: ByteIndex, chains?: ChainTable): NativeScanne
   const mod = module();
   if (!mod || !wasm) return undefined;
   try {
-    const { t12, t8, t4, a16, a8 } = index.tiers;
-    return new WasmScanner(wasm, mod, [t12, t8, t4, a16, a8], chains);
+    const { t12, t8, t4, a16, a8, t2 } = index.tiers;
+    return new WasmScanner(wasm, mod, [t12, t8, t4, a16, a8, t2], chains);
   } catch {
     return undefined;
   }

@@ -35,8 +35,20 @@ export interface SkippedSite {
   reason: string;
 }
 
+/** A message's pattern. Logs are matched line by line, so a message of several lines gets the
+ * pattern of its first line (`file could not be opened successfully:\n{errors}` is found on the
+ * line a traceback prints first); errorMessage keeps every line. */
+export function messagePatternOf(message: string): string {
+  const whole = derivePattern(message);
+  const nl = message.search(/\r?\n/);
+  if (nl <= 0) return whole;
+  const first = derivePattern(message.slice(0, nl));
+  // a first line with too little text of its own (`{usage}\nerror: %s`) keeps the whole pattern
+  return patternProblem(first) ? whole : first;
+}
+
 export function siteToRecord(site: SiteInFile, repo: string, sha: string | null): ErrorRecord | SkippedSite {
-  const messagePattern = derivePattern(site.message);
+  const messagePattern = messagePatternOf(site.message);
   const problem = patternProblem(messagePattern);
   if (problem) return { filePath: site.filePath, line: site.line, message: site.message, reason: problem };
   const start = Math.max(1, site.line - CONTEXT_LINES);
@@ -68,7 +80,7 @@ export function siteToRecord(site: SiteInFile, repo: string, sha: string | null)
     typeGuard: null,
     tryCatchPattern: null,
     preventionTips: [],
-    tags: [],
+    tags: site.tags ? [...site.tags] : [],
     backgroundTag: null,
     analyzedSha: sha,
     analyzedAt: null,

@@ -1,7 +1,9 @@
 // Raise/throw sites in one source file and the message each one raises.
 //   Python      raise X("…"), raise X(f"…{v}…"), split over lines, implicit concatenation,
-//               "…" + str(v), "…%s" % v, "…{}".format(v), raise X(message="…")
-//   JS / TS     throw new X("…"), throw new X(`…${v}…`), "…" + v
+//               "…" + str(v), "…%s" % v, "…{}".format(v), _("…") % v, raise X(message="…"),
+//               X("…") built anywhere (return ValueError("…"), fut.set_exception(X("…")))
+//   JS / TS     throw new X("…"), throw new X(`…${v}…`), "…" + v; new XError("…") anywhere
+//               (factories: const rangeError = (…) => new RangeError('Invalid range: ' + …))
 //   Go          errors.New("…"), fmt.Errorf("…%s…", v)  (also errors.Errorf of pkg/errors)
 //   Java        throw new X("…" + v), throw new X(String.format("…%s", v))
 //   Rust        panic!("…{}…"), bail!("…"), anyhow!("…")
@@ -9,166 +11,81 @@
 // %s / %q / %d (printf), {} / {name} (Rust). A non-literal operand of a `+` concatenation
 // becomes {expr} with the expression's source text (e.g. "Invalid id " + id -> "Invalid id {id}")
 // in every language: derivePattern turns all of these into (.+?).
+//   Also, for every language that has them (see classes.ts and resolve.ts): messages written in
+//   exception classes, class-only sites (`raise queue.Empty`: no message), a local assigned first
+//   and raised after (`msg = "…"; raise X(msg)`), and calls of error helpers (`fail("…")`).
 import type { ErrorType } from '../record';
-import { type Lang, type Token, tokenize } from './lexer';
+import { NOT_AN_ERROR, classLikeName, errorishName, fileClasses } from './classes';
+import { type Lang, tokenize } from './lexer';
+import { MessageReader } from './message';
+import { Resolver, findHelpers, helperCalls } from './resolve';
+import { Layout, args, dotted, isId, isP } from './tokens';
 
 export interface RaiseSite {
-  /** 1-based line of the raise/throw keyword (Go: the errors.New/fmt.Errorf call; Rust: the macro). */
+  /** 1-based line of the raise/throw keyword (Go: the errors.New/fmt.Errorf call; Rust: the macro;
+   * a class message: the line that writes it; a helper call: the call). */
   line: number;
   errorClass: string | null;
   errorType: ErrorType;
   message: string;
+  /** `class-only` (no message: matched by the class name), `class-message` (written in the class) */
+  tags?: string[];
 }
 
-const OPEN: Record<string, string> = { '(': ')', '[': ']', '{': '}' };
-
-/** Index of the token closing the bracket at `open` (or toks.length). */
-function closing(toks: Token[], open: number): number {
-  let depth = 0;
-  for (let k = open; k < toks.length; k++) {
-    const t = toks[k]!;
-    if (t.kind !== 'punct') continue;
-    if (t.text in OPEN) depth++;
-    else if (t.text === ')' || t.text === ']' || t.text === '}') {
-      depth--;
-      if (depth === 0) return k;
-    }
-  }
-  return toks.length;
-}
-
-/** Top-level comma-separated ranges between `open` and its closing bracket. */
-function args(toks: Token[], open: number): { ranges: [number, number][]; close: number } {
-  const close = closing(toks, open);
-  const ranges: [number, number][] = [];
-  let depth = 0;
-  let from = open + 1;
-  for (let k = open + 1; k < close; k++) {
-    const t = toks[k]!;
-    if (t.kind !== 'punct') continue;
-    if (t.text in OPEN) depth++;
-    else if (t.text === ')' || t.text === ']' || t.text === '}') depth--;
-    else if (t.text === ',' && depth === 0) {
-      ranges.push([from, k]);
-      from = k + 1;
-    }
-  }
-  if (from < close) ranges.push([from, close]);
-  return { ranges, close };
-}
-
-function isP(t: Token | undefined, text: string): boolean {
-  return t !== undefined && t.kind === 'punct' && t.text === text;
-}
-function isId(t: Token | undefined, text?: string): boolean {
-  return t !== undefined && t.kind === 'id' && (text === undefined || t.text === text);
-}
-
-/** Calls whose first argument is the message format: String.format(…), fmt.Sprintf(…), format!(…), util.format(…). */
-const FORMAT_CALLS = ['String.format', 'fmt.Sprintf', 'format!', 'util.format', 'MessageFormat.format', 'String.Format'];
-
-class MessageReader {
-  constructor(
-    private readonly toks: Token[],
-    private readonly src: string,
-    private readonly lang: Lang,
-  ) {}
-
-  /** The message of the expression toks[from, to), or undefined when it has no string literal. */
-  message(from: number, to: number): string | undefined {
-    const toks = this.toks;
-    if (from >= to) return undefined;
-    if (isP(toks[from], '(') && closing(toks, from) === to - 1) return this.message(from + 1, to - 1);
-    // split at top-level `+`
-    const operands: [number, number][] = [];
-    let depth = 0;
-    let start = from;
-    for (let k = from; k < to; k++) {
-      const t = toks[k]!;
-      if (t.kind !== 'punct') continue;
-      if (t.text in OPEN) depth++;
-      else if (t.text === ')' || t.text === ']' || t.text === '}') depth--;
-      else if (t.text === '+' && depth === 0) {
-        operands.push([start, k]);
-        start = k + 1;
-      }
-    }
-    operands.push([start, to]);
-    let out = '';
-    let literal = false;
-    for (const [a, b] of operands) {
-      const lit = this.literal(a, b);
-      if (b === a + 1 && toks[a]!.kind === 'num') {
-        out += toks[a]!.text; // a number literal reads as itself
-      } else if (lit !== undefined) {
-        out += lit;
-        literal = true;
-      } else {
-        out += `{${this.src.slice(toks[a]!.start, toks[b - 1]!.end).replace(/\s+/g, ' ').trim()}}`;
-      }
-    }
-    return literal ? out : undefined;
-  }
-
-  /** A literal-bearing operand: strings (implicitly concatenated), "…" % x, "…".format(x), format calls. */
-  private literal(a: number, b: number): string | undefined {
-    const toks = this.toks;
-    if (a >= b) return undefined;
-    let k = a;
-    let text = '';
-    while (k < b && toks[k]!.kind === 'str' && !this.isCharLiteral(toks[k]!)) {
-      text += toks[k]!.text;
-      k++;
-    }
-    if (k > a) {
-      if (k === b) return text;
-      // "…" % args (Python), "…".format(…) / "…".formatted(…) (method on the literal)
-      if (isP(toks[k], '%') || isP(toks[k], '.')) return text;
-      return undefined;
-    }
-    if (isP(toks[a], '(') && closing(toks, a) === b - 1) return this.message(a + 1, b - 1);
-    // format calls: dotted name (or macro) then (
-    let name = '';
-    k = a;
-    while (k < b && (isId(toks[k]) || isP(toks[k], '.') || isP(toks[k], '::') || isP(toks[k], '!'))) name += toks[k++]!.text;
-    if (name && isP(toks[k], '(') && FORMAT_CALLS.some((f) => name === f || name.endsWith('.' + f) || name.endsWith('::' + f))) {
-      const { ranges, close } = args(toks, k);
-      if (close === b - 1 && ranges[0]) return this.message(ranges[0][0], ranges[0][1]);
-    }
-    return undefined;
-  }
-
-  private isCharLiteral(t: Token): boolean {
-    // Rust char literals and Go runes are kept with their quotes
-    return (this.lang === 'rust' || this.lang === 'go') && t.text.startsWith("'") && t.text.endsWith("'") && t.text.length <= 12;
-  }
-}
-
-/** Dotted name ending just before `end` (exclusive), read forwards from `from`: returns [name, next index]. */
-function dotted(toks: Token[], from: number): [string, number] {
-  let k = from;
-  let name = '';
-  while (isId(toks[k])) {
-    name += toks[k]!.text;
-    k++;
-    if (isP(toks[k], '.') && isId(toks[k + 1])) {
-      name += '.';
-      k++;
-    } else break;
-  }
-  return [name, k];
+export interface SiteOptions {
+  /** Python: the module the file is (`configparser`, `email.errors`), to name classes as Python prints them. */
+  module?: string | null;
+  /** Python: the file is a package's `__init__.py` (relative imports start at the module itself). */
+  isPackage?: boolean;
+  /** Python: follows names other modules of the tree re-export (`queue.Empty` -> `_queue.Empty`). */
+  reexports?: (qualified: string) => string;
 }
 
 const PY_MESSAGE_KEYWORDS = ['message', 'msg', 'detail', 'reason', 'description'];
+/** Tokens after which `X(…)` is not the construction of an exception object. */
+const PY_NOT_CONSTRUCT = new Set(['raise', 'def', 'class', 'import', 'from', 'except', 'as', 'is', 'isinstance']);
 
-export function findRaiseSites(src: string, lang: Lang): RaiseSite[] {
+/** A Python raise of a class whose message this file does not know (`raise URLError(err)`): another
+ * module may write it in the class (urllib/error.py: `'<urlopen error %s>' % self.reason`). */
+export interface ClassRaise {
+  line: number;
+  /** the printed (qualified) class name */
+  errorClass: string;
+}
+
+export function findRaiseSites(src: string, lang: Lang, opts: SiteOptions = {}): RaiseSite[] {
+  return findSites(src, lang, opts).sites;
+}
+
+/** The sites of a file, and (Python) the raises whose message may be written in another file's class. */
+export function findSites(src: string, lang: Lang, opts: SiteOptions = {}): { sites: RaiseSite[]; classRaises: ClassRaise[] } {
   const toks = tokenize(src, lang);
   const reader = new MessageReader(toks, src, lang);
+  const layout = new Layout(src, toks);
+  const resolver = new Resolver(toks, lang, layout, reader);
+  const classes = fileClasses(toks, lang, layout, reader, resolver.assigned, opts);
   const sites: RaiseSite[] = [];
-  const add = (line: number, errorClass: string | null, errorType: ErrorType, from: number, to: number): void => {
-    const message = reader.message(from, to);
-    if (message !== undefined && message.trim() !== '') sites.push({ line, errorClass, errorType, message });
+  /** The message of argument [from, to): its literal text, or what the name it is was assigned. */
+  const messageOf = (from: number, to: number): string | undefined => {
+    const m = reader.message(from, to);
+    if (m !== undefined) return m;
+    const [name, next] = dotted(toks, from);
+    return name && next === to ? resolver.assigned(from, name) : undefined;
   };
+  const classRaises: ClassRaise[] = [];
+  const add = (line: number, errorClass: string | null, errorType: ErrorType, from: number, to: number): boolean => {
+    const message = messageOf(from, to);
+    if (message === undefined || message.trim() === '') return false;
+    sites.push({ line, errorClass, errorType, message });
+    return true;
+  };
+  const classOnly = (line: number, written: string, printed: string): void => {
+    const last = written.slice(written.lastIndexOf('.') + 1);
+    if (NOT_AN_ERROR.has(last) || last.endsWith('Warning') || !classLikeName(written) || classes.withMessage.has(written)) return;
+    sites.push({ line, errorClass: printed, errorType: 'exception', message: printed, tags: ['class-only'] });
+  };
+
+  for (const m of classes.messages) sites.push({ line: m.line, errorClass: m.errorClass, errorType: 'exception', message: m.message, tags: ['class-message'] });
 
   for (let i = 0; i < toks.length; i++) {
     const t = toks[i]!;
@@ -177,8 +94,22 @@ export function findRaiseSites(src: string, lang: Lang): RaiseSite[] {
     if (isP(toks[i - 1], '.')) continue;
     if (lang === 'python' && t.text === 'raise') {
       const [cls, k] = dotted(toks, i + 1);
-      if (!cls || !isP(toks[k], '(')) continue;
+      if (!cls) continue;
+      const printed = classes.qualify(cls);
+      if (!isP(toks[k], '(')) {
+        // raise X  /  raise X from e: an exception without a message
+        if (k >= toks.length || layout.starts[k] || isId(toks[k], 'from') || isP(toks[k], ';')) {
+          classOnly(t.line, cls, printed);
+          if (classLikeName(cls)) classRaises.push({ line: t.line, errorClass: printed });
+        }
+        continue;
+      }
       const { ranges } = args(toks, k);
+      if (ranges.length === 0) {
+        classOnly(t.line, cls, printed);
+        if (classLikeName(cls)) classRaises.push({ line: t.line, errorClass: printed });
+        continue;
+      }
       let chosen: [number, number] | undefined;
       for (const [a, b] of ranges) {
         const kw = isId(toks[a]) && isP(toks[a + 1], '=');
@@ -191,14 +122,40 @@ export function findRaiseSites(src: string, lang: Lang): RaiseSite[] {
           break;
         }
       }
-      if (chosen) add(t.line, cls, 'exception', chosen[0], chosen[1]);
-    } else if ((lang === 'javascript' || lang === 'java') && t.text === 'throw' && isId(toks[i + 1], 'new')) {
-      const [cls, k] = dotted(toks, i + 2);
+      if (!(chosen && add(t.line, printed, 'exception', chosen[0], chosen[1])) && classLikeName(cls)) classRaises.push({ line: t.line, errorClass: printed });
+    } else if (lang === 'python' && !PY_NOT_CONSTRUCT.has(toks[i - 1]?.text ?? '') && !isP(toks[i - 1], '@')) {
+      // X("…") built without raise: return ValueError("…"), self._exc = TimeoutError("…")
+      // (cheap test first: the dotted name's last part must read as a class, and a call follow)
+      let e = i;
+      while (isP(toks[e + 1], '.') && isId(toks[e + 2])) e += 2;
+      if (!isP(toks[e + 1], '(') || !/^[A-Z]/.test(toks[e]!.text)) {
+        i = e;
+        continue;
+      }
+      const [cls, k] = dotted(toks, i);
+      if (!isP(toks[k], '(') || !(errorishName(cls) || classes.errorClasses.has(cls)) || !classLikeName(cls)) continue;
+      const { ranges } = args(toks, k);
+      const pos = ranges.find(([a, b]) => !(isId(toks[a]) && isP(toks[a + 1], '=') && b > a + 1));
+      const kw = ranges.find(([a]) => isId(toks[a]) && isP(toks[a + 1], '=') && PY_MESSAGE_KEYWORDS.includes(toks[a]!.text));
+      const chosen = pos ?? (kw ? ([kw[0] + 2, kw[1]] as [number, number]) : undefined);
+      if (chosen && reader.message(chosen[0], chosen[1]) !== undefined) add(t.line, classes.qualify(cls), 'exception', chosen[0], chosen[1]);
+      i = k;
+    } else if ((lang === 'javascript' || lang === 'java') && t.text === 'new') {
+      const thrown = isId(toks[i - 1], 'throw');
+      const [cls, k] = dotted(toks, i + 1);
       // Java generics / TS type arguments are rare in throw expressions; require a direct call
       if (!cls || !isP(toks[k], '(')) continue;
-      // the first argument that has a string literal (new HttpError(404, `…`) has the status first)
-      const chosen = args(toks, k).ranges.find(([a, b]) => reader.message(a, b) !== undefined);
-      if (chosen) add(t.line, cls, 'exception', chosen[0], chosen[1]);
+      if (!thrown && !(errorishName(cls) || classes.errorClasses.has(cls))) continue;
+      const { ranges } = args(toks, k);
+      if (ranges.length === 0) {
+        if (thrown) classOnly(t.line, cls, cls);
+        continue;
+      }
+      // the first argument that has a string literal (new HttpError(404, `…`) has the status first),
+      // else a single name assigned before (const msg = `…`; throw new Error(msg))
+      const lit = ranges.find(([a, b]) => reader.message(a, b) !== undefined);
+      const chosen = lit ?? ranges.find(([a, b]) => dotted(toks, a)[1] === b);
+      if (chosen) add((thrown ? toks[i - 1]! : t).line, cls, 'exception', chosen[0], chosen[1]);
     } else if (lang === 'go' && (t.text === 'errors' || t.text === 'fmt') && isP(toks[i + 1], '.') && isId(toks[i + 2]) && isP(toks[i + 3], '(')) {
       const fn = toks[i + 2]!.text;
       const ok = t.text === 'errors' ? fn === 'New' || fn === 'Errorf' : fn === 'Errorf';
@@ -212,5 +169,9 @@ export function findRaiseSites(src: string, lang: Lang): RaiseSite[] {
       add(t.line, null, t.text === 'panic' ? 'panic' : 'error_code', first[0], first[0] + 1);
     }
   }
-  return sites;
+
+  for (const c of helperCalls(toks, lang, reader, resolver, findHelpers(toks, lang, layout, reader))) {
+    sites.push({ line: toks[c.at]!.line, errorClass: c.helper.errorClass === null ? null : classes.qualify(c.helper.errorClass), errorType: 'exception', message: c.message });
+  }
+  return { sites, classRaises };
 }

@@ -4,8 +4,8 @@
 // gigantic line cannot exhaust memory; `truncatedLines` counts them.
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import type { LineMatch, MatchEngine } from '../core/engine';
-import { LineBlocks } from '../core/lineBlocks';
+import type { LineHits, MatchEngine } from './engine';
+import { LineBlocks } from './lineBlocks';
 
 export const MAX_LINE = 16 * 1024 * 1024;
 
@@ -82,53 +82,23 @@ export async function forEachLine(
   return stats;
 }
 
-/** One segment between two \n (CR still inside) as lines: a CRLF's CR dropped, lone CRs split. */
-export function splitSegment(segment: string, onLine: (line: string) => void): void {
-  let s = segment;
-  if (s.length && s.charCodeAt(s.length - 1) === 13) s = s.slice(0, -1);
-  if (s.indexOf('\r') < 0) onLine(s);
-  else for (const part of s.split('\r')) onLine(part);
-}
-
 /**
- * The same lines as forEachLine, matched with the engine's byte-level scan: blocks of raw bytes go
- * to MatchEngine.matchBytes and only lines where a record's key occurs are decoded. Calls
- * onMatches(lineNumber, matches) for each line with matches (1-based numbers, as forEachLine).
- * The first bytes of the input (and any block holding a lone CR, a line end for editors) are
- * split and matched as text: a small input never pays for the byte index.
+ * The same lines as forEachLine, matched with the engine's byte-level scan (MatchEngine.scanBytes)
+ * from the first byte: blocks of raw bytes go through the byte index and only lines where a
+ * pattern's key occurs are decoded. Calls onLine(lineNumber, hits) for each line with matches
+ * (1-based numbers, as forEachLine; `hits` is valid during the call only).
  */
 export async function forEachMatchingLine(
   input: Readable,
   engine: MatchEngine,
-  onMatches: (lineNumber: number, matches: LineMatch[], line: string) => void,
+  onLine: (lineNumber: number, hits: LineHits) => void,
   afterChunk: () => Promise<boolean | void> = async () => undefined,
-  opts: { byteThreshold?: number } = {},
 ): Promise<LineStats> {
   const blocks = new LineBlocks(MAX_LINE);
   const stats: LineStats = { lines: 0, truncatedLines: 0 };
-  const decoder = new TextDecoder('utf-8');
-  // Building the byte index costs about 3-6 µs per record (npm run bench: 0.33 s at 100k records,
-  // 3 s at 500k) and saves about 9 ns per byte scanned (file scan ~280 MB/s against ~80 MB/s line
-  // by line at 100k): blocks are matched as text until the input is large enough (~350-700 bytes
-  // per record) for the index to pay for itself.
-  const byteThreshold = opts.byteThreshold ?? Math.max(1 << 20, 500 * engine.size);
-  let seen = 0;
   const onBlock = (buf: Uint8Array, n: number): void => {
-    seen += n;
-    if (seen <= byteThreshold || hasLoneCr(buf, n)) {
-      const text = decoder.decode(buf.subarray(0, n));
-      const segs = text.split('\n');
-      if (text.endsWith('\n')) segs.pop();
-      for (const seg of segs)
-        splitSegment(seg, (line) => {
-          stats.lines++;
-          const ms = engine.matchLine(line);
-          if (ms.length) onMatches(stats.lines, ms, line);
-        });
-      return;
-    }
     const base = stats.lines;
-    stats.lines += engine.matchBytes(buf, n, (i, ms, line) => onMatches(base + i + 1, ms, line));
+    stats.lines += engine.scanBytes(buf, n, (i, hits) => onLine(base + i + 1, hits));
   };
   for await (const chunk of input) {
     blocks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Uint8Array), onBlock);
@@ -141,14 +111,4 @@ export async function forEachMatchingLine(
   blocks.end(onBlock);
   stats.truncatedLines = blocks.truncatedLines;
   return stats;
-}
-
-/** A CR in buf[0, n) that is not part of a CRLF. */
-function hasLoneCr(buf: Uint8Array, n: number): boolean {
-  let p = buf.indexOf(13);
-  while (p >= 0 && p < n) {
-    if (p + 1 >= n || buf[p + 1] !== 10) return true;
-    p = buf.indexOf(13, p + 1);
-  }
-  return false;
 }

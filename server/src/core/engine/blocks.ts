@@ -1,0 +1,370 @@
+// The block driver of the file scan (MatchEngine.scanBytes): a block of UTF-8 lines goes through
+// the byte index (engine/bytes.ts: the WebAssembly scan and line walk when available, else the
+// same in JS), and only the lines that hold a key occurrence (or an ESC / JSON escape, whose views
+// differ from the raw bytes) are decoded and matched. A line's matches are handed over as a
+// LineHits: the records and spans, read without making objects; captures and ranking made only
+// when asked for (a log where every line matches must not pay for objects it does not print).
+
+import type { ByteIndex } from './bytes';
+import { LINE_ESCAPED, LINE_MATCHED } from './lineStatus';
+import type { Capture, EngineEntry, LineMatch } from '../engine';
+import { hasToken } from '../engine';
+import { lineViews, type LineView } from '../text';
+
+/** What the driver needs of the engine. */
+export interface BlockHost {
+  readonly index: ByteIndex;
+  /** Records of pattern slot s: members[memberStart[s] .. memberStart[s + 1]). */
+  readonly members: Int32Array;
+  readonly memberStart: Int32Array;
+  readonly entries: readonly EngineEntry[];
+  readonly literalLengths: Int32Array;
+  readonly compare: (a: LineMatch, b: LineMatch) => number;
+  /** Match the line with these candidate slots for its first view; its other views are
+   * prefiltered by `prefilter`. */
+  matchWith(line: string, slots: readonly number[], views: LineView[] | undefined, prefilter: (text: string, out: number[]) => void): LineMatch[];
+  /** Match the line from scratch (string prefilter). */
+  matchAll(line: string): LineMatch[];
+}
+
+const utf8 = new TextEncoder();
+
+/** UTF-8 bytes b[a, e) as a string (Node's fast native slice when present). */
+function utf8Slice(b: Buffer, a: number, e: number): string {
+  const fast = (b as unknown as { utf8Slice?: (a: number, e: number) => string }).utf8Slice;
+  return fast ? fast.call(b, a, e) : b.toString('utf8', a, e);
+}
+
+/** One line's matches (valid during the onLine call only: the object is reused). */
+export class LineHits {
+  /** Matches (one per record); entry(i), start(i), end(i) for i < count. */
+  count = 0;
+  private ents: Int32Array = new Int32Array(64);
+  private starts: Int32Array = new Int32Array(64);
+  private ends: Int32Array = new Int32Array(64);
+  /** Native matches: where each one's [slot, start, end, caps, spans] is in `results`. */
+  private at: Int32Array = new Int32Array(64);
+  private results: Int32Array = new Int32Array(0);
+  private js: LineMatch[] | undefined;
+  private made: LineMatch[] | undefined;
+  private decoded: string | undefined;
+  private bytes!: Buffer;
+  private lineStart = 0;
+  private lineEnd = 0;
+
+  constructor(private readonly host: BlockHost) {}
+
+  entry(i: number): number {
+    return this.ents[i]!;
+  }
+  start(i: number): number {
+    return this.starts[i]!;
+  }
+  end(i: number): number {
+    return this.ends[i]!;
+  }
+
+  /** The line (without its line end). */
+  text(): string {
+    return (this.decoded ??= utf8Slice(this.bytes, this.lineStart, this.lineEnd));
+  }
+
+  /** The matches as LineMatches, ranked (made on the first call). */
+  matches(): LineMatch[] {
+    if (this.made) return this.made;
+    if (this.js) return (this.made = this.js);
+    const line = this.text();
+    const out: LineMatch[] = [];
+    const r = this.results;
+    for (let i = 0; i < this.count; i++) {
+      const rec = this.ents[i]!;
+      const o = this.at[i]!;
+      const slot = r[o]!;
+      const start = r[o + 1]!;
+      const end = r[o + 2]!;
+      const caps = r[o + 3]!;
+      const entry = this.host.entries[rec]!;
+      const names = entry.captureNames;
+      const captures: Capture[] = [];
+      for (let g = 0; g < caps; g++) {
+        const s = r[o + 4 + 2 * g]!;
+        const e = r[o + 5 + 2 * g]!;
+        captures.push({ name: names[g] ?? String(g + 1), value: line.slice(s, e), start: s, end: e });
+      }
+      const code = entry.errorCode;
+      out.push({ entry: rec, start, end, text: line.slice(start, end), captures, literalLength: this.host.literalLengths[slot]!, codeInLine: code ? hasToken(line, code) : false });
+    }
+    if (out.length > 1) out.sort(this.host.compare);
+    return (this.made = out);
+  }
+
+  /** The line bytes[start, end) (its end excluded), with JS-made matches. */
+  setJs(bytes: Buffer, start: number, end: number, text: string, ms: LineMatch[]): void {
+    this.reset(bytes, start, end);
+    this.decoded = text;
+    this.js = ms;
+    this.room(ms.length);
+    for (let i = 0; i < ms.length; i++) {
+      this.ents[i] = ms[i]!.entry;
+      this.starts[i] = ms[i]!.start;
+      this.ends[i] = ms[i]!.end;
+    }
+    this.count = ms.length;
+  }
+
+  /** The line with the module's matches results[from, to) (per slot: [slot, start, end, caps,
+   * spans]), one per record of each slot. */
+  setNative(bytes: Buffer, start: number, end: number, results: Int32Array, from: number, to: number): void {
+    this.reset(bytes, start, end);
+    this.results = results;
+    const { members, memberStart } = this.host;
+    let c = 0;
+    for (let o = from; o < to; o += 4 + 2 * results[o + 3]!) {
+      const slot = results[o]!;
+      const m0 = memberStart[slot]!;
+      const m1 = memberStart[slot + 1]!;
+      this.room(c + (m1 - m0));
+      for (let k = m0; k < m1; k++) {
+        this.ents[c] = members[k]!;
+        this.starts[c] = results[o + 1]!;
+        this.ends[c] = results[o + 2]!;
+        this.at[c] = o;
+        c++;
+      }
+    }
+    this.count = c;
+  }
+
+  private reset(bytes: Buffer, start: number, end: number): void {
+    this.bytes = bytes;
+    this.lineStart = start;
+    this.lineEnd = end;
+    this.decoded = undefined;
+    this.js = undefined;
+    this.made = undefined;
+    this.count = 0;
+  }
+
+  private room(n: number): void {
+    if (n <= this.ents.length) return;
+    const size = Math.max(n, this.ents.length * 2);
+    const grow = (a: Int32Array): Int32Array => {
+      const b = new Int32Array(size);
+      b.set(a);
+      return b;
+    };
+    this.ents = grow(this.ents);
+    this.starts = grow(this.starts);
+    this.ends = grow(this.ends);
+    this.at = grow(this.at);
+  }
+}
+
+/** Per-host scratch: the dedup stamps, the copy area for unaligned blocks, the line object. */
+interface Scratch {
+  seen: Int32Array;
+  stamp: number;
+  copy: Uint8Array | undefined;
+  text: Uint8Array;
+  hits: LineHits;
+}
+const scratchOf = new WeakMap<BlockHost, Scratch>();
+
+function scratch(host: BlockHost): Scratch {
+  let s = scratchOf.get(host);
+  if (!s) {
+    s = { seen: new Int32Array(host.memberStart.length), stamp: 0, copy: undefined, text: new Uint8Array(4096), hits: new LineHits(host) };
+    scratchOf.set(host, s);
+  }
+  return s;
+}
+
+/** Append to out each slot of recs[from], recs[from + step], ... before `to`, once. */
+function uniqueSlots(sc: Scratch, recs: Int32Array, from: number, to: number, step: number, out: number[]): number[] {
+  if (++sc.stamp >= 0x3fffffff) {
+    sc.seen.fill(0);
+    sc.stamp = 1;
+  }
+  const st = sc.stamp;
+  for (let i = from; i < to; i += step) {
+    const rec = recs[i]!;
+    if (sc.seen[rec] !== st) {
+      sc.seen[rec] = st;
+      out.push(rec);
+    }
+  }
+  return out;
+}
+
+/** The slots whose byte key occurs in a text (a decoded view: an ANSI line's stripped text, a JSON
+ * value with escapes): the byte scan over its UTF-8 bytes, instead of the string prefilter. */
+function byteCandidates(host: BlockHost, sc: Scratch, text: string, out: number[]): void {
+  const room = text.length * 3 + 32;
+  if (sc.text.length < room) sc.text = new Uint8Array(Math.max(room, sc.text.length * 2));
+  const buf = sc.text;
+  const n = utf8.encodeInto(text, buf).written;
+  buf.fill(0, n, n + 32);
+  const hits = host.index.scan(buf, n);
+  uniqueSlots(sc, hits.rec, 0, hits.count, 1, out);
+}
+
+/** A line with ESC (ANSI sequences): its keys are looked for in its stripped text (the first view). */
+function matchEscaped(host: BlockHost, sc: Scratch, line: string): LineMatch[] {
+  const views = lineViews(line);
+  const cands: number[] = [];
+  byteCandidates(host, sc, views[0]!.text, cands);
+  return host.matchWith(line, cands, views, (t, out) => byteCandidates(host, sc, t, out));
+}
+
+/** Line ends: \n, or a CR not followed by \n. The next one at or after `from`, or -1. */
+function nextBreak(bytes: Buffer, n: number, from: number, cr: { at: number }): number {
+  const nl = bytes.indexOf(10, from);
+  const end = nl < 0 || nl >= n ? n : nl;
+  if (cr.at < from) {
+    const c = bytes.indexOf(13, from);
+    cr.at = c < 0 || c >= n ? n : c;
+  }
+  while (cr.at < end) {
+    if (cr.at + 1 >= n || bytes[cr.at + 1] !== 10) return cr.at;
+    const c = bytes.indexOf(13, cr.at + 1);
+    cr.at = c < 0 || c >= n ? n : c;
+  }
+  return end < n ? end : -1;
+}
+
+/** The end of the text of the line [start, end): without a CRLF's CR. */
+function textEnd(bytes: Buffer, start: number, end: number): number {
+  return end > start && bytes[end - 1] === 0x0d ? end - 1 : end;
+}
+
+/**
+ * MatchEngine.scanBytes: see there. buf[0, n) holds whole lines; lines are numbered from 0.
+ */
+export function scanBlock(host: BlockHost, buf: Uint8Array, n: number, onLine: (lineIndex: number, hits: LineHits) => void): number {
+  const sc = scratch(host);
+  if ((buf.byteOffset & 3) !== 0 || buf.length < n + 32) {
+    if (!sc.copy || sc.copy.length < n + 32) sc.copy = new Uint8Array(Math.max(n + 32, 1 << 16));
+    sc.copy.set(buf.subarray(0, n));
+    buf = sc.copy;
+  }
+  // the scan reads up to 32 bytes past n: zero them for it, and give the caller's bytes back after
+  const saved = buf.slice(n, n + 32);
+  buf.fill(0, n, n + 32);
+  try {
+    return walk(host, sc, buf, n, onLine);
+  } finally {
+    buf.set(saved, n);
+  }
+}
+
+function walk(host: BlockHost, sc: Scratch, buf: Uint8Array, n: number, onLine: (lineIndex: number, hits: LineHits) => void): number {
+  const bytes = Buffer.from(buf.buffer, buf.byteOffset, n + 32);
+  const index = host.index;
+  const hits = sc.hits;
+  const bytePrefilter = (t: string, out: number[]): void => byteCandidates(host, sc, t, out);
+  const emitJs = (lineNo: number, start: number, end: number, ms: LineMatch[], text: string): void => {
+    if (ms.length === 0) return;
+    hits.setJs(bytes, start, end, text, ms);
+    onLine(lineNo, hits);
+  };
+  const cr = { at: -1 };
+  if (index.unkeyed.length > 0) {
+    // patterns without any literal byte: every line is a candidate (only such patterns: a literal
+    // of control characters; every other pattern has a key)
+    let lineNo = 0;
+    let pos = 0;
+    while (pos < n) {
+      let br = nextBreak(bytes, n, pos, cr);
+      if (br < 0) br = n;
+      const e = textEnd(bytes, pos, br);
+      const line = utf8Slice(bytes, pos, e);
+      emitJs(lineNo, pos, e, host.matchAll(line), line);
+      lineNo++;
+      pos = br + 1;
+    }
+    return lineNo;
+  }
+  const listed = index.scanLines(buf, n);
+  if (listed) {
+    // copies: the module's memory is reused by the scans of decoded views below
+    const entries = listed.entries.slice();
+    const pairs = listed.pairs.slice();
+    const results = listed.results.slice();
+    const cands: number[] = [];
+    for (let i = 0; i < listed.lines; i++) {
+      const o = i * 8;
+      const lineNo = entries[o]!;
+      const start = entries[o + 1]!;
+      const end = textEnd(bytes, start, entries[o + 2]!);
+      const status = entries[o + 5]!;
+      if (status === LINE_MATCHED) {
+        hits.setNative(bytes, start, end, results, entries[o + 6]!, entries[o + 7]!);
+        onLine(lineNo, hits);
+        continue;
+      }
+      const line = utf8Slice(bytes, start, end);
+      if (status === LINE_ESCAPED) {
+        emitJs(lineNo, start, end, matchEscaped(host, sc, line), line);
+        continue;
+      }
+      cands.length = 0;
+      // slots at the odd words of the (position, slot) pairs
+      uniqueSlots(sc, pairs, 2 * entries[o + 3]! + 1, 2 * entries[o + 4]! + 1, 2, cands);
+      emitJs(lineNo, start, end, host.matchWith(line, cands, undefined, bytePrefilter), line);
+    }
+    return listed.total;
+  }
+  // the same walk in JS (no WebAssembly, or a block the module gives up on)
+  const found = index.scan(buf, n);
+  // lines whose views differ from their bytes: ANSI escapes and JSON escapes
+  const special: number[] = [];
+  for (const needle of [0x1b, 0x5c]) {
+    let p = bytes.indexOf(needle, 0);
+    while (p >= 0 && p < n) {
+      special.push(p);
+      p = bytes.indexOf(needle, p + 1);
+    }
+  }
+  if (special.length > 1) special.sort((a, b) => a - b);
+  const cands: number[] = [];
+  let lineNo = 0;
+  let pos = 0; // start of line lineNo
+  let br = nextBreak(bytes, n, 0, cr);
+  let hi = 0;
+  let si = 0;
+  for (;;) {
+    const nextHit = hi < found.count ? found.pos[hi]! : n;
+    const nextSpecial = si < special.length ? special[si]! : n;
+    const target = Math.min(nextHit, nextSpecial);
+    if (target >= n) break;
+    while (br >= 0 && br < target) {
+      lineNo++;
+      pos = br + 1;
+      br = nextBreak(bytes, n, pos, cr);
+    }
+    const lineEnd = br < 0 ? n : br;
+    let esc = false;
+    while (si < special.length && special[si]! < lineEnd) if (bytes[special[si++]!] === 0x1b) esc = true;
+    const first = hi;
+    while (hi < found.count && found.pos[hi]! < lineEnd) hi++;
+    const e = textEnd(bytes, pos, lineEnd);
+    const line = utf8Slice(bytes, pos, e);
+    if (esc) emitJs(lineNo, pos, e, matchEscaped(host, sc, line), line);
+    else {
+      cands.length = 0;
+      uniqueSlots(sc, found.rec, first, hi, 1, cands);
+      emitJs(lineNo, pos, e, host.matchWith(line, cands, undefined, bytePrefilter), line);
+    }
+    if (br < 0) return lineNo + 1;
+    lineNo++;
+    pos = br + 1;
+    br = nextBreak(bytes, n, pos, cr);
+  }
+  // count the remaining lines
+  while (br >= 0) {
+    lineNo++;
+    pos = br + 1;
+    br = nextBreak(bytes, n, pos, cr);
+  }
+  return pos < n ? lineNo + 1 : lineNo;
+}

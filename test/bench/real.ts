@@ -1,0 +1,369 @@
+// "real" section of `npm run bench`: the file scan on record sets and logs shaped like real ones,
+// with the same one-run ratios as the engine section (scan time against raw read+split of the
+// same file with the same reader, interleaved, best pass of each kind).
+//
+//  - realistic generator (realgen.ts: Zipf-distributed words of real text, 5 % short-literal
+//    records, 2 % regexes, generic records matching 1-5 % of lines) at BENCH_REAL_SIZES;
+//  - real record sets of this machine: `extract` over /usr/lib/python3.11 and node_modules, and
+//    TypeScript's own diagnostic messages, against realistic noise mixed with this machine's logs;
+//  - a template catalogue whose log matches on every line (full matches and count-only);
+//  - `error-explainer scan` end to end (load + build + scan, a child process) with 100k full records.
+//
+// Knobs: BENCH_REAL_SIZES=1000,10000,100000,500000  BENCH_REAL_MB=110  BENCH_REPS=3
+//        BENCH_REAL_CASES=realistic,python,node_modules,typescript,templates,cli (default: all)
+//        BENCH_CLI_MB=200  BENCH_CLI_RECORDS=100000
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { MatchEngine, type EngineEntry } from '../../server/src/core/engine';
+import { captureNames, derivePattern } from '../../server/src/core/pattern';
+import { extractFromDir } from '../../server/src/core/extract';
+import type { ErrorRecord } from '../../server/src/core/record';
+import type { GenRecord } from './gen';
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyEngine = any;
+import { generateRealisticLog, generateRealisticRecords, generateTemplateLog, generateTemplates, printRecord } from './realgen';
+import { forEachByteBlock, forEachLine } from './reader';
+import type { BenchContext, Section } from './section';
+
+function seconds(t0: bigint): number {
+  return Number(process.hrtime.bigint() - t0) / 1e9;
+}
+
+function toEntries(records: readonly GenRecord[]): EngineEntry[] {
+  return records.map((r) => ({ id: r.id, pattern: r.pattern, captureNames: safeNames(r.message, r.pattern), errorCode: r.errorCode }));
+}
+
+function safeNames(message: string, pattern: string): string[] {
+  try {
+    return captureNames(message, pattern);
+  } catch {
+    return [];
+  }
+}
+
+/** Lines of this machine's logs (noise no record should explain), or none. */
+function machineLogLines(): string[] {
+  const files = ['/var/log/dpkg.log', '/var/log/apt/history.log', '/var/log/apt/term.log', '/var/log/alternatives.log'];
+  const out: string[] = [];
+  for (const f of files) {
+    try {
+      for (const l of fs.readFileSync(f, 'utf8').split('\n')) if (l) out.push(l.replace(/\r/g, ''));
+    } catch {
+      // not on this machine
+    }
+  }
+  return out;
+}
+
+/** A log (cached under .bench) and its truth: (line, record) pairs. Matching lines are checked
+ * against the record's RegExp when generated, so the truth is what a RegExp would say. */
+function ensureRealLog(ctx: BenchContext, key: string, make: (write: (s: string) => void, truth: (line: number, rec: number) => void) => void): { file: string; truth: Int32Array } {
+  const base = path.join(ctx.benchDir, `real-v1-${key}`);
+  const file = base + '.log';
+  const truthFile = base + '.truth';
+  if (!fs.existsSync(file) || !fs.existsSync(truthFile)) {
+    const t0 = Date.now();
+    const fd = fs.openSync(file + '.tmp', 'w');
+    const truth: number[] = [];
+    make(
+      (s) => fs.writeSync(fd, s),
+      (l, r) => truth.push(l, r),
+    );
+    fs.closeSync(fd);
+    fs.writeFileSync(truthFile, Buffer.from(new Int32Array(truth).buffer));
+    fs.renameSync(file + '.tmp', file);
+    ctx.log(`generated ${file} (${(fs.statSync(file).size / 1e6).toFixed(0)} MB, ${truth.length / 2} matching lines, ${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+  }
+  const raw = fs.readFileSync(truthFile);
+  return { file, truth: new Int32Array(raw.buffer, raw.byteOffset, raw.byteLength >>> 2) };
+}
+
+/** Records that print lines their own RegExp matches (a message a program can print). */
+function printable(records: readonly GenRecord[]): (rec: number, r: () => number) => string | undefined {
+  const res = new Map<number, RegExp | null>();
+  return (rec, r) => {
+    let re = res.get(rec);
+    if (re === undefined) {
+      try {
+        re = new RegExp(records[rec]!.pattern);
+      } catch {
+        re = null;
+      }
+      res.set(rec, re);
+    }
+    const text = printRecord(r, records[rec]!);
+    return re && re.test(text) && !/[\n\r\u2028\u2029]/.test(text) ? text : undefined;
+  };
+}
+
+interface ScanResult {
+  name: string;
+  records: number;
+  buildMs: number;
+  byteMs: number;
+  rawS: number;
+  scanS: number;
+  countS?: number;
+  recall: string;
+  recallOk: boolean;
+  matchedLines: number;
+  lines: number;
+  brute: string;
+  stats: string;
+}
+
+function rawPass(file: string): number {
+  let chars = 0;
+  const t0 = process.hrtime.bigint();
+  forEachLine(file, (l) => {
+    chars += l.length;
+  });
+  return seconds(t0);
+}
+
+/** Build, then time the file scan against raw read+split (interleaved reps), check recall and a
+ * brute-force sample. */
+function measure(ctx: BenchContext, name: string, records: readonly GenRecord[], log: { file: string; truth: Int32Array }, reps: number, withCount: boolean): ScanResult {
+  const entries = toEntries(records);
+  const t0 = process.hrtime.bigint();
+  const engine = MatchEngine.build(entries);
+  const buildMs = seconds(t0) * 1000;
+  const t1 = process.hrtime.bigint();
+  engine.byteIndex();
+  const byteMs = seconds(t1) * 1000;
+  // the truth of records the engine rejects (unsafe patterns) is not expected
+  const rejectedSet = new Set(engine.rejected.map((x) => x.entry));
+  let truth = log.truth;
+  if (rejectedSet.size) {
+    const kept: number[] = [];
+    for (let i = 0; i < log.truth.length; i += 2) if (!rejectedSet.has(log.truth[i + 1]!)) kept.push(log.truth[i]!, log.truth[i + 1]!);
+    truth = Int32Array.from(kept);
+  }
+  // recall pass (also the first timed pass)
+  let found = 0;
+  let expected = 0;
+  let matchedLines = 0;
+  let lines = 0;
+  const sample: string[] = [];
+  const missed: string[] = [];
+  let scanS = Infinity;
+  {
+    let base = 0;
+    let ti = 0;
+    const t = process.hrtime.bigint();
+    forEachByteBlock(log.file, (buf, n) => {
+      const count = engine.matchBytes(buf, n, (i, ms, line) => {
+        const no = base + i;
+        matchedLines++;
+        if (sample.length < 4000 && (no & 7) === 0) sample.push(line);
+        while (ti < truth.length && truth[ti]! < no) {
+          expected++;
+          if (missed.length < 5) missed.push(`line ${truth[ti]! + 1}: record ${truth[ti + 1]} (${records[truth[ti + 1]!]!.pattern})`);
+          ti += 2;
+        }
+        while (ti < truth.length && truth[ti] === no) {
+          expected++;
+          if (ms.some((m) => m.entry === truth[ti + 1])) found++;
+          else if (missed.length < 5) missed.push(`line ${no + 1}: record ${truth[ti + 1]} (${records[truth[ti + 1]!]!.pattern}) on ${JSON.stringify(line.slice(0, 200))}`);
+          ti += 2;
+        }
+      });
+      base += count;
+    });
+    scanS = seconds(t);
+    lines = base;
+    while (ti < truth.length) {
+      expected++;
+      if (missed.length < 5) missed.push(`line ${truth[ti]! + 1}: record ${truth[ti + 1]} (${records[truth[ti + 1]!]!.pattern})`);
+      ti += 2;
+    }
+  }
+  if (missed.length) ctx.log(`  ${name}: MISSED ${missed.join('; ')}`);
+  let rawS = rawPass(log.file);
+  let countS: number | undefined;
+  for (let rep = 1; rep < reps; rep++) {
+    let sink = 0;
+    const t = process.hrtime.bigint();
+    forEachByteBlock(log.file, (buf, n) => {
+      engine.matchBytes(buf, n, (_i, ms) => {
+        sink += ms.length;
+      });
+    });
+    scanS = Math.min(scanS, seconds(t));
+    rawS = Math.min(rawS, rawPass(log.file));
+    if (withCount && (engine as AnyEngine).countBytes) {
+      const tc = process.hrtime.bigint();
+      forEachByteBlock(log.file, (buf, n) => {
+        (engine as AnyEngine).countBytes(buf, n, (_i: number, recs: number[]) => {
+          sink += recs.length;
+        });
+      });
+      countS = Math.min(countS ?? Infinity, seconds(tc));
+    }
+    if (sink < 0) ctx.log('');
+  }
+  // brute force: on sampled matched lines and as many random noise lines, the engine's set equals
+  // every RegExp's (only where compiling every pattern is affordable)
+  let brute = '-';
+  if (records.length <= 12000) {
+    const res = records.map((r) => {
+      try {
+        return new RegExp(r.pattern);
+      } catch {
+        return null;
+      }
+    });
+    const rejected = new Set(engine.rejected.map((x) => x.entry));
+    let ok = 0;
+    let all = 0;
+    const noise: string[] = [];
+    forEachLine(log.file, (l, no) => {
+      if (noise.length < sample.length && no % 97 === 0) noise.push(l);
+    });
+    for (const line of [...sample, ...noise]) {
+      if (/[\x1b\\]/.test(line) || line.startsWith('{') || line.endsWith('\r')) continue; // views: not a plain RegExp question
+      all++;
+      const got = new Set(engine.matchLine(line).map((m) => m.entry));
+      let same = true;
+      for (let k = 0; k < res.length; k++) if (res[k] && !rejected.has(k) && res[k]!.test(line) !== got.has(k)) same = false;
+      if (same) ok++;
+    }
+    brute = `${ok}/${all}`;
+  }
+  const bs = engine.byteIndex().stats;
+  const st = (engine as AnyEngine).scanStats?.() ?? '';
+  const stats = `A16 ${bs.a16} A8 ${bs.a8} T12 ${bs.t12} T8 ${bs.t8} T4 ${bs.t4} S ${(bs as AnyEngine).short ?? 0} unkeyed ${bs.unkeyed}; ${st}`;
+  ctx.log(
+    `  ${name}: ${records.length} records, build ${buildMs.toFixed(0)} + ${byteMs.toFixed(0)} ms; raw ${rawS.toFixed(2)} s, scan ${scanS.toFixed(2)} s (ratio ${(rawS / scanS).toFixed(2)})${countS ? `, count-only ${countS.toFixed(2)} s (${(rawS / countS).toFixed(2)})` : ''}; recall ${found}/${expected}; ${matchedLines}/${lines} lines matched; brute force ${brute}; ${stats}`,
+  );
+  return { name, records: records.length, buildMs, byteMs, rawS, scanS, countS, recall: `${found}/${expected}`, recallOk: found === expected, matchedLines, lines, brute, stats };
+}
+
+function fromErrorRecords(records: readonly ErrorRecord[]): GenRecord[] {
+  return records.map((r) => ({ id: r.id, message: r.errorMessage, pattern: r.messagePattern, errorCode: r.errorCode }));
+}
+
+/** TypeScript's diagnostic messages as records (the installed typescript package). */
+export function typescriptRecords(): GenRecord[] {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const ts = require('typescript') as { Diagnostics: Record<string, { code: number; message: string }> };
+  const seen = new Set<number>();
+  const out: GenRecord[] = [];
+  for (const d of Object.values(ts.Diagnostics)) {
+    if (seen.has(d.code)) continue;
+    seen.add(d.code);
+    out.push({ id: d.code.toString(16).padStart(16, '0'), message: d.message, pattern: derivePattern(d.message), errorCode: `TS${d.code}` });
+  }
+  return out;
+}
+
+/** Realistic noise and this machine's logs, with 1 % lines printed by the records. */
+function realSetLog(ctx: BenchContext, key: string, records: GenRecord[], mb: number, seed: number): { file: string; truth: Int32Array } {
+  const print = printable(records);
+  const realLines = machineLogLines();
+  return ensureRealLog(ctx, `${key}-${records.length}-${mb}mb`, (write, truth) =>
+    generateRealisticLog(
+      {
+        bytes: mb * 1e6,
+        matchFraction: 0.01,
+        seed,
+        realLines,
+        realFraction: 0.1,
+        printMatch: (r) => {
+          const rec = Math.floor(r() * records.length);
+          const text = print(rec, r);
+          return text === undefined ? undefined : { rec, text };
+        },
+      },
+      write,
+      truth,
+    ),
+  );
+}
+
+export const section: Section = {
+  name: 'real',
+  async run(ctx) {
+    const sizes = (ctx.env.BENCH_REAL_SIZES ?? '1000,10000,100000,500000').split(',').map(Number).filter((x) => x > 0);
+    const mb = Number(ctx.env.BENCH_REAL_MB ?? 110);
+    const reps = Math.max(1, Number(ctx.env.BENCH_REPS ?? 3));
+    const cases = new Set((ctx.env.BENCH_REAL_CASES ?? 'realistic,python,node_modules,typescript,templates,cli').split(','));
+    const results: ScanResult[] = [];
+
+    if (cases.has('realistic')) {
+      const maxN = Math.max(...sizes);
+      const all = generateRealisticRecords(maxN, 11);
+      const print = printable(all);
+      const logN = Math.log(maxN);
+      const log = ensureRealLog(ctx, `realistic-n${maxN}-${mb}mb`, (write, truth) =>
+        generateRealisticLog(
+          {
+            bytes: mb * 1e6,
+            matchFraction: 0.01,
+            seed: 5,
+            // log-uniform over the index: every N gets matches
+            printMatch: (r) => {
+              const rec = Math.min(maxN - 1, Math.floor(Math.exp(r() * logN)) - 1);
+              const text = print(rec, r);
+              return text === undefined ? undefined : { rec, text };
+            },
+          },
+          write,
+          truth,
+        ),
+      );
+      for (const n of sizes) {
+        // the truth of records >= n is not expected at size n
+        const truth = new Int32Array(log.truth.length);
+        let k = 0;
+        for (let i = 0; i < log.truth.length; i += 2) if (log.truth[i + 1]! < n) {
+          truth[k++] = log.truth[i]!;
+          truth[k++] = log.truth[i + 1]!;
+        }
+        results.push(measure(ctx, `realistic ${n.toLocaleString('en-US')}`, all.slice(0, n), { file: log.file, truth: truth.subarray(0, k) }, reps, false));
+      }
+    }
+
+    const realSets: [string, () => GenRecord[]][] = [
+      ['python', () => fromErrorRecords(extractFromDir('/usr/lib/python3.11', { repo: 'python/cpython' }).records)],
+      ['node_modules', () => fromErrorRecords(extractFromDir(path.join(ctx.root, 'node_modules'), { repo: 'npm/node_modules' }).records)],
+      ['typescript', typescriptRecords],
+    ];
+    for (const [name, load] of realSets) {
+      if (!cases.has(name)) continue;
+      let records: GenRecord[];
+      try {
+        records = load();
+      } catch (e) {
+        ctx.log(`  ${name}: skipped (${(e as Error).message})`);
+        continue;
+      }
+      const log = realSetLog(ctx, name, records, Math.min(mb, 60), 21);
+      results.push(measure(ctx, `${name} (real records)`, records, log, reps, false));
+    }
+
+    if (cases.has('templates')) {
+      for (const n of [1500, 10000]) {
+        const templates = generateTemplates(n, 3);
+        const log = ensureRealLog(ctx, `templates-${n}-${mb}mb`, (write, truth) => generateTemplateLog(templates, mb * 1e6, 9, write, truth));
+        results.push(measure(ctx, `templates ${n.toLocaleString('en-US')} (every line matches)`, templates, log, reps, true));
+      }
+    }
+
+    let md = `### Real-shaped record sets (file scan = MatchEngine.matchBytes, what \`scan FILE\` runs; ratio = raw read+split / scan, one process, best of ${reps})\n\n`;
+    md += '| case | records | build (+ byte index) | raw read+split | file scan (ratio) | count-only (ratio) | recall | matched lines | brute-force equal |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n';
+    for (const r of results)
+      md += `| ${r.name} | ${r.records.toLocaleString('en-US')} | ${r.buildMs.toFixed(0)} (+ ${r.byteMs.toFixed(0)}) ms | ${r.rawS.toFixed(2)} s | ${r.scanS.toFixed(2)} s (**${(r.rawS / r.scanS).toFixed(2)}**) | ${r.countS ? `${r.countS.toFixed(2)} s (**${(r.rawS / r.countS).toFixed(2)}**)` : '-'} | ${r.recall} | ${r.matchedLines.toLocaleString('en-US')} / ${r.lines.toLocaleString('en-US')} | ${r.brute} |\n`;
+    ctx.markdown(md);
+    for (const r of results) {
+      ctx.target(`recall: ${r.name}`, r.recallOk, r.recall);
+      if (r.brute !== '-') ctx.target(`brute-force equality: ${r.name}`, r.brute.split('/')[0] === r.brute.split('/')[1], r.brute);
+      const ratio = r.rawS / r.scanS;
+      if (r.name === 'realistic 100,000') ctx.target('file scan >= 0.5 at 100k (realistic)', ratio >= 0.5, ratio.toFixed(2));
+      if (r.name === 'realistic 500,000') ctx.target('file scan >= 0.3 at 500k (realistic)', ratio >= 0.3, ratio.toFixed(2));
+      if (r.name.includes('(real records)')) ctx.target(`file scan >= 0.5: ${r.name}`, ratio >= 0.5, ratio.toFixed(2));
+      if (r.name.startsWith('templates')) ctx.target(`file scan >= 0.25: ${r.name}`, Math.max(ratio, r.countS ? r.rawS / r.countS : 0) >= 0.25, `${ratio.toFixed(2)} full, ${r.countS ? (r.rawS / r.countS).toFixed(2) : '-'} count-only`);
+    }
+  },
+};
