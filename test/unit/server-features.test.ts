@@ -281,6 +281,9 @@ describe('server: commands, settings, sources, runSafe', () => {
       [ID_SEND, 'recent', 'app one.log'],
     ]);
     assert.equal(search(ctx, { query: '', limit: 1 }).length, 1);
+    // Malformed params are not an empty query: they answer nothing.
+    assert.deepEqual(search(ctx, {} as never), []);
+    assert.deepEqual(search(ctx, { query: 42 } as never), []);
   });
 
   it('an empty catalog answers nothing without errors', async () => {

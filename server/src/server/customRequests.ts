@@ -22,7 +22,9 @@ export const MAX_SEARCH_LIMIT = 200;
 export const MAX_EXPLAIN_MATCHES = 10_000;
 
 export function search(ctx: ServerContext, params: SearchParams): SearchHitDto[] {
-  const query = typeof params?.query === 'string' ? params.query : '';
+  // A missing or non-string query is a malformed request (nothing); an empty string asks for the recent list.
+  if (typeof params?.query !== 'string') return [];
+  const query = params.query;
   const limit = Math.max(1, Math.min(MAX_SEARCH_LIMIT, Math.floor(Number(params?.limit) || 20)));
   if (!query.trim()) return recent(ctx, limit);
   return ctx
