@@ -8,6 +8,7 @@
 // Config block at `cfg` (i32 words), one row of 8 per tier (T12, T8, T4 at bytes 0, 32, 64; A16
 // and A8 at 128, 160; T2 at 192):
 //   [filterPtr, filterShift, tablePtr, buckets, keyLen, size, bitmapBits, stride]
+// and at 224 the pair keys: [tablePtr, count] (16 bytes each: record, length, o1, o2, 0, key bytes).
 // Filter: T12 and A16 are blocked Bloom filters (2^(32 - filterShift) words; one word per hash,
 // two bits set in it); A8, T8 and T4 (few records) are plain bitmaps of 2^bitmapBits bits indexed
 // by the hash's top bits.
@@ -242,12 +243,46 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
       }
     }
   }
+  // pair keys (few records with short literals only): each key where its two rarest bytes are,
+  // 16 positions at a time (reads up to 21 bytes past a position: the zero padding)
+  const pairs = <usize>load<i32>(cfg, 224);
+  const np = load<i32>(cfg, 228);
+  if (np > 0) {
+    for (let i: i32 = 0; i < n; i += 16) {
+      for (let k: i32 = 0; k < np; k++) {
+        const e = pairs + (<usize>k << 4);
+        const o1 = <usize>load<u8>(e, 5);
+        const o2 = <usize>load<u8>(e, 6);
+        const x = i8x16.eq(v128.load(block + <usize>i + o1), i8x16.splat(load<u8>(e + 8 + o1)));
+        const y = i8x16.eq(v128.load(block + <usize>i + o2), i8x16.splat(load<u8>(e + 8 + o2)));
+        let m = <u32>i8x16.bitmask(v128.and(x, y));
+        while (m != 0) {
+          const p = i + <i32>ctz(m);
+          m &= m - 1;
+          if (p >= n) break;
+          const len = <i32>load<u8>(e, 4);
+          let j: i32 = 0;
+          while (j < len && load<u8>(block + <usize>(p + j)) == load<u8>(e + 8 + <usize>j)) j++;
+          if (j == len) {
+            if (outCount >= outCap) return -1;
+            const o = outPtr + (<usize>outCount << 3);
+            store<i32>(o, p);
+            store<i32>(o, load<i32>(e), 4);
+            outCount++;
+          }
+        }
+      }
+    }
+  }
   // T4 and T2 (records with short literals only): passes of their own at their strides, looked
   // up at once (small bitmaps, rarely passed)
-  if (use4) {
-    const f4 = <usize>load<i32>(r4);
-    const b4 = <u32>load<i32>(r4, 24);
-    const s4 = load<i32>(r4, 28);
+  const useT12 = load<i32>(r12, 20) != 0;
+  const f4 = <usize>load<i32>(r4);
+  const b4 = <u32>load<i32>(r4, 24);
+  const s4 = load<i32>(r4, 28);
+  // T4 at stride 4 shares the strided pass's loads and first multiplication when there is one
+  const fused4 = use4 && s4 == 4 && (useT12 || use8);
+  if (use4 && !fused4) {
     for (let p: i32 = 0; p < n; p += s4) {
       const h = load<i32>(block + <usize>p) * C1;
       if (inBitmap(f4, b4, h)) {
@@ -268,10 +303,9 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
       }
     }
   }
-  const useT12 = load<i32>(r12, 20) != 0;
   if (!useT12 && !use8) {
     // no strided tier: no pass over every position
-  } else if (!use8) {
+  } else if (!use8 && !fused4) {
     // one probe every 8 bytes, T12 only, without branches: probes that pass the filter are listed
     for (let k: i32 = 0; k < lastWord; k += 2) {
       const p = block + (<usize>k << 2);
@@ -279,20 +313,29 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
       nc += listProbe(cand, nc, h, k << 2, f12, s12);
     }
   } else {
-    // the same, plus T8 (the 8 bytes at k) on a small bitmap: it shares the multiplications and is
-    // rarely passed (a predicted branch); its passes go to a second list as (hash, position * 4 + 1)
+    // the same, plus T8 (the 8 bytes at k) and T4 (the 4 bytes at k and k + 4) on small bitmaps:
+    // they share the multiplications and are rarely passed (predicted branches); T8's passes go to
+    // a second list as (hash, position * 4 + 1), T4's are looked up at once
     const f8 = <usize>load<i32>(r8);
     const b8 = <u32>load<i32>(r8, 24);
     for (let k: i32 = 0; k < lastWord; k += 2) {
       const p = block + (<usize>k << 2);
-      const h8 = (load<i32>(p) * C1) ^ (load<i32>(p, 4) * C2);
+      const a0 = load<i32>(p) * C1;
+      const w1 = load<i32>(p, 4);
+      const h8 = a0 ^ (w1 * C2);
       const h = h8 ^ (load<i32>(p, 8) * C3);
-      nc += listProbe(cand, nc, h, k << 2, f12, s12);
-      if (inBitmap(f8, b8, h8)) {
+      if (useT12) nc += listProbe(cand, nc, h, k << 2, f12, s12);
+      if (use8 && inBitmap(f8, b8, h8)) {
         const s = small + (<usize>ns << 3);
         ns++;
         store<i32>(s, h8);
         store<i32>(s, (k << 4) | 1, 4);
+      }
+      if (fused4) {
+        if (inBitmap(f4, b4, a0)) probe(r4, a0, k << 2, block, n);
+        const a1 = w1 * C1;
+        if (inBitmap(f4, b4, a1)) probe(r4, a1, (k + 1) << 2, block, n);
+        if (outCount < 0) return -1;
       }
     }
   }

@@ -192,11 +192,11 @@ function measure(ctx: BenchContext, name: string, records: readonly GenRecord[],
     });
     scanS = Math.min(scanS, seconds(t));
     rawS = Math.min(rawS, rawPass(log.file));
-    if (withCount && (engine as AnyEngine).countBytes) {
+    if (withCount) {
       const tc = process.hrtime.bigint();
       forEachByteBlock(log.file, (buf, n) => {
-        (engine as AnyEngine).countBytes(buf, n, (_i: number, recs: number[]) => {
-          sink += recs.length;
+        engine.scanBytes(buf, n, (_i, hits) => {
+          sink += hits.count;
         });
       });
       countS = Math.min(countS ?? Infinity, seconds(tc));

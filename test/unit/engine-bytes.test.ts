@@ -59,7 +59,8 @@ describe('engine: matchBytes (byte-level block scan)', () => {
     assert.deepEqual(viaBytes(js, text).got, want.got, 'the JS scanner (reference and fallback)');
   });
 
-  it('finds records in every tier: anchored 16 and 8 bytes, >= 19, 15..18, 4..14, 2..3 and 1 byte literals, and unkeyed ones', () => {
+  for (const many of [false, true])
+  it(`finds records in every tier: anchored 16 and 8 bytes, >= 19, 15..18, 7..14 byte literals, short ones (${many ? 'many: T4 at stride 2, T2' : 'few: pair keys'}) and unkeyed ones`, () => {
     const entries = [
       entry('long', 'connection to the upstream broker was refused after {n} attempts'), // A16
       entry('k16', 'quota zqxjkvbw: {a} over budget'), // 'zqxjkvbw: ' after a space, a rare word: A8
@@ -73,9 +74,13 @@ describe('engine: matchBytes (byte-level block scan)', () => {
       entry('uni', 'échec de la connexion à {hôte} refusée'), // non-ASCII literal bytes
       entry('ja', 'ファイルが見つかりません: {path}'),
     ];
+    // many records with only short literals go to the short tiers, few are searched as pair keys
+    if (many) for (let i = 0; i < 20; i++) entries.push(entry(`short${i}`, `zz{a}q${String.fromCharCode(97 + i)}x{b}wv`));
     const e = MatchEngine.build(entries);
     const stats = e.byteIndex().stats;
-    assert.ok(stats.a16 >= 1 && stats.a8 >= 1 && stats.t12 >= 2 && stats.t8 >= 1 && stats.t4 >= 2 && stats.t4stride === 2 && stats.t2 === 2 && stats.t2stride === 1 && stats.unkeyed === 1, JSON.stringify(stats));
+    const tiers = stats.a16 >= 1 && stats.a8 >= 1 && stats.t12 >= 2 && stats.t8 >= 1 && stats.t4 >= 1 && stats.unkeyed === 1;
+    const short = many ? stats.t4stride === 2 && stats.t2 >= 20 && stats.t2stride === 1 && stats.pairs === 0 : stats.pairs === 3 && stats.t4stride === 4 && stats.t2 === 0;
+    assert.ok(tiers && short, JSON.stringify(stats));
     const lines = [
       'ERROR connection to the upstream broker was refused after 5 attempts',
       'quota zqxjkvbw: 12 over budget',
@@ -90,9 +95,10 @@ describe('engine: matchBytes (byte-level block scan)', () => {
       'ファイルが見つかりません: /tmp/x',
       'nothing to see here',
     ];
+    if (many) lines.push('zz1qcx2wv', 'zzqbxwv');
     const text = lines.join('\n');
     const want = reference(e, text);
-    assert.equal(want.got.length, 11);
+    assert.equal(want.got.length, many ? 12 : 11);
     // both scanners: WebAssembly and the JS reference
     const js = MatchEngine.build(entries);
     js.byteIndex({ wasm: false });
@@ -168,12 +174,18 @@ describe('engine: matchBytes (byte-level block scan)', () => {
       return s.slice(0, len);
     };
     // literals of every tier and length, and duplicates (shared keys); then the same with short
-    // literals added, which lower T4's stride (5-6 bytes: 2-3; 4 bytes: 1) and fill T2 (2-3 bytes)
-    for (const shortest of [7, 5, 2]) {
+    // literals added: many lower T4's stride (5-6 bytes: 2-3; 4 bytes: 1) and fill T2 (2-3 bytes),
+    // a few (and a one-byte one) are pair keys
+    for (const [shortest, shorts] of [
+      [7, 0],
+      [5, 30],
+      [2, 30],
+      [1, 6],
+    ] as const) {
       const literals: (string[] | null)[] = [];
       for (let i = 0; i < 400; i++) literals.push([lit(7 + Math.floor(r() * 40))]);
       for (let i = 0; i < 20; i++) literals.push(literals[i]!);
-      for (let i = 0; shortest < 7 && i < 30; i++) literals.push([lit(shortest + Math.floor(r() * (7 - shortest)), false)]);
+      for (let i = 0; i < shorts; i++) literals.push([lit(shortest + Math.floor(r() * (7 - shortest)), false)]);
       literals.push(null);
       const idx = buildByteIndex(literals);
       const native = wasmScanner(idx);
@@ -182,6 +194,7 @@ describe('engine: matchBytes (byte-level block scan)', () => {
       assert.ok(s.a16 > 0 && s.a8 > 0 && s.t12 > 0 && s.t8 > 0 && s.t4 > 0, JSON.stringify(s));
       if (shortest === 5) assert.ok(s.t4stride === 2 && s.t2 === 0, JSON.stringify(s));
       if (shortest === 2) assert.ok(s.t4stride === 1 && s.t2 > 0, JSON.stringify(s));
+      if (shortest === 1) assert.ok(s.pairs >= 3 && s.t4stride === 4 && s.t2 === 0, JSON.stringify(s)); // (non-ASCII ones may be longer in bytes)
       let planted = 0;
       for (let iter = 0; iter < 60; iter++) {
         let text = '';

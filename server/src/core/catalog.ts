@@ -6,7 +6,7 @@
 import type { ErrorRecord } from './record';
 import { type EngineEntry, type LineMatch, MatchEngine } from './engine';
 import { captureNames } from './pattern';
-import { type Confidence, type MatchContext, matchConfidence } from './confidence';
+import { type Confidence, type LineFacts, type MatchContext, lineFacts, matchConfidence } from './confidence';
 import { SEARCH_SCORE, type SearchHit, SearchIndex } from './search';
 
 export type { SearchHit } from './search';
@@ -19,8 +19,8 @@ export interface RecordMatch {
 }
 
 /** A record's match on a line, with its confidence. */
-export function recordMatch(record: ErrorRecord, match: LineMatch, line: string, ctx?: MatchContext): RecordMatch {
-  return { record, match, confidence: matchConfidence(record, match, line, ctx) };
+export function recordMatch(record: ErrorRecord, match: LineMatch, line: string, ctx?: MatchContext, facts?: LineFacts): RecordMatch {
+  return { record, match, confidence: matchConfidence(record, match, line, ctx, facts) };
 }
 
 /** Lines of a text: split at \r\n, \n and lone \r (as editors and LSP count lines). */
@@ -120,7 +120,10 @@ export class Catalog implements RecordCatalog {
   /** Every record matching the line, ranked (one match per record). */
   matchLine(line: string): RecordMatch[] {
     // (no mightMatch first: it runs the same prefilter pass that matchLine starts with)
-    const ms = this.engine.matchLine(line).map((m) => recordMatch(this.records[m.entry]!, m, line));
+    const lms = this.engine.matchLine(line);
+    if (lms.length === 0) return [];
+    const facts = lineFacts(line);
+    const ms = lms.map((m) => recordMatch(this.records[m.entry]!, m, line, undefined, facts));
     if (ms.length > 1) ms.sort(rankMatch);
     return ms;
   }

@@ -182,53 +182,83 @@ export function messageStart(line: string): number {
 const ZERO_AT = 18;
 const HALF_LIFE = 9;
 
-/** Confidence that `record` explains `line`, where `match` is its match on that line. */
-export function matchConfidence(record: ScoredRecord, match: ScoredMatch, line: string, ctx: MatchContext = {}): Confidence {
-  const reasons: { bits: number; text: string }[] = [];
-  if (ctx.role === 'frame' || ctx.role === 'quoted') {
-    return { score: 0.05, label: 'unlikely', reasons: [ctx.role === 'frame' ? 'a stack frame line (context, not an error)' : 'source code quoted by a traceback (context, not an error)'] };
-  }
+/** What the score reads of a line whatever the record: computed once per line. */
+export interface LineFacts {
+  marker: 'strong' | 'weak' | undefined;
+  /** Where the message starts (after timestamp, level, logger...). */
+  from: number;
+  /** Length of the message (trimmed). */
+  rest: number;
+}
+
+export function lineFacts(line: string): LineFacts {
+  const from = messageStart(line);
+  return { marker: errorMarker(line), from, rest: line.slice(from).trim().length };
+}
+
+type Reason = { bits: number; text: string };
+
+/** The evidence (bits) that `record` explains `line`; reasons appended to `reasons` when given. */
+export function confidenceBits(record: ScoredRecord, match: ScoredMatch, line: string, ctx: MatchContext, facts: LineFacts, reasons?: Reason[]): number {
   const spec = patternBits(record.messagePattern);
   // (ordered by how far it is from an ordinary message's 20 bits)
-  reasons.push({ bits: spec - 20, text: spec >= 30 ? 'specific message text' : spec >= 20 ? 'fairly generic message text' : 'generic message text (common words only)' });
+  reasons?.push({ bits: spec - 20, text: spec >= 30 ? 'specific message text' : spec >= 20 ? 'fairly generic message text' : 'generic message text (common words only)' });
   let bits = spec;
   if (match.codeInLine && record.errorCode) {
     bits += 24;
-    reasons.push({ bits: 24, text: `error code ${record.errorCode} on the line` });
+    reasons?.push({ bits: 24, text: `error code ${record.errorCode} on the line` });
   }
-  if (classInLine(line, record.errorClass)) {
+  if (record.errorClass && classInLine(line, record.errorClass)) {
     bits += 16;
-    reasons.push({ bits: 16, text: `${record.errorClass} on the line` });
+    reasons?.push({ bits: 16, text: `${record.errorClass} on the line` });
   }
   if (ctx.role === 'exception') {
     bits += 14;
-    reasons.push({ bits: 14, text: 'the exception line of a stack trace' });
-  } else {
-    const marker = errorMarker(line);
-    if (marker) {
-      const b = marker === 'strong' ? 8 : 4;
-      bits += b;
-      reasons.push({ bits: b, text: marker === 'strong' ? 'an error marker on the line' : 'a warning or failure word on the line' });
-    }
+    reasons?.push({ bits: 14, text: 'the exception line of a stack trace' });
+  } else if (facts.marker) {
+    const b = facts.marker === 'strong' ? 8 : 4;
+    bits += b;
+    reasons?.push({ bits: b, text: facts.marker === 'strong' ? 'an error marker on the line' : 'a warning or failure word on the line' });
   }
   if (ctx.frameMatch) {
     const b = ctx.frameMatch === 'line' ? 16 : 10;
     bits += b;
-    reasons.push({ bits: b, text: ctx.frameMatch === 'line' ? 'raised at a frame of the stack trace' : 'its file is in the stack trace' });
+    reasons?.push({ bits: b, text: ctx.frameMatch === 'line' ? 'raised at a frame of the stack trace' : 'its file is in the stack trace' });
   }
   // coverage of the line's message by the match span
-  const from = messageStart(line);
-  const rest = line.slice(from).trim().length;
-  if (rest > 0) {
-    const covered = Math.max(0, Math.min(match.end, line.length) - Math.max(match.start, from));
-    const share = Math.min(1, covered / rest);
+  if (facts.rest > 0) {
+    const covered = Math.max(0, Math.min(match.end, line.length) - Math.max(match.start, facts.from));
+    const share = Math.min(1, covered / facts.rest);
     const b = 8 * share - 4;
     bits += b;
-    if (share >= 0.8) reasons.push({ bits: b, text: 'covers the whole message' });
-    else if (share < 0.3) reasons.push({ bits: b, text: 'covers a small part of the line' });
+    if (share >= 0.8) reasons?.push({ bits: b, text: 'covers the whole message' });
+    else if (share < 0.3) reasons?.push({ bits: b, text: 'covers a small part of the line' });
   }
+  return bits;
+}
+
+/** The score of an amount of evidence, rounded to 3 decimals. */
+export function scoreOfBits(bits: number): number {
   const score = bits <= ZERO_AT ? 0 : 1 - Math.pow(2, -(bits - ZERO_AT) / HALF_LIFE);
-  const rounded = Math.round(score * 1000) / 1000;
+  return Math.round(score * 1000) / 1000;
+}
+
+/** The score of a frame or quoted-code line: context, never a match of its own. */
+const CONTEXT_SCORE = 0.05;
+
+/** Only the score (no reasons): for filtering many matches. */
+export function confidenceScore(record: ScoredRecord, match: ScoredMatch, line: string, ctx: MatchContext = {}, facts: LineFacts = lineFacts(line)): number {
+  if (ctx.role === 'frame' || ctx.role === 'quoted') return CONTEXT_SCORE;
+  return scoreOfBits(confidenceBits(record, match, line, ctx, facts));
+}
+
+/** Confidence that `record` explains `line`, where `match` is its match on that line. */
+export function matchConfidence(record: ScoredRecord, match: ScoredMatch, line: string, ctx: MatchContext = {}, facts: LineFacts = lineFacts(line)): Confidence {
+  if (ctx.role === 'frame' || ctx.role === 'quoted') {
+    return { score: CONTEXT_SCORE, label: 'unlikely', reasons: [ctx.role === 'frame' ? 'a stack frame line (context, not an error)' : 'source code quoted by a traceback (context, not an error)'] };
+  }
+  const reasons: Reason[] = [];
+  const score = scoreOfBits(confidenceBits(record, match, line, ctx, facts, reasons));
   reasons.sort((a, b) => Math.abs(b.bits) - Math.abs(a.bits));
-  return { score: rounded, label: labelOf(rounded), reasons: reasons.map((r) => r.text) };
+  return { score, label: labelOf(score), reasons: reasons.map((r) => r.text) };
 }

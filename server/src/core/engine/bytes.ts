@@ -23,7 +23,7 @@
 // with, and the fallback. Memory latency dominates either way: a probe costs one filter word, a
 // filter pass one table cache line.
 
-import { bitPrefix } from './rarity';
+import { bitPrefix, byteRarity } from './rarity';
 
 const C1 = 0x9e3779b1 | 0;
 const C2 = 0x85ebca6b | 0;
@@ -291,7 +291,12 @@ export class ByteIndex {
   private cand8H = new Int32Array(0);
   private cand8P = new Int32Array(0);
 
-  constructor(tiers: ByteTiers, unkeyed: number[]) {
+  constructor(
+    tiers: ByteTiers,
+    unkeyed: number[],
+    /** Records with only short literals, when few: searched key by key. */
+    readonly pairs: PairKeys = new PairKeys(),
+  ) {
     const { a16, a8, t12, t8, t4, t2 } = tiers;
     if (
       a16.span !== 16 || a16.stride !== 1 || a8.span !== 8 || a8.stride !== 1 || t12.span !== 12 || t12.stride !== 8 || t8.span !== 8 || t8.stride !== 8 ||
@@ -305,7 +310,7 @@ export class ByteIndex {
   }
 
   /** Sizes; bytes: the JS index (filters and tables), nativeBytes: the WebAssembly module's memory. */
-  get stats(): { a16: number; a8: number; t12: number; t8: number; t4: number; t4stride: number; t2: number; t2stride: number; unkeyed: number; bytes: number; native: boolean; nativeBytes: number } {
+  get stats(): { a16: number; a8: number; t12: number; t8: number; t4: number; t4stride: number; t2: number; t2stride: number; pairs: number; unkeyed: number; bytes: number; native: boolean; nativeBytes: number } {
     const { a16, a8, t12, t8, t4, t2 } = this.tiers;
     const bytes = a16.bytes() + a8.bytes() + t12.bytes() + t8.bytes() + t4.bytes() + t2.bytes();
     return {
@@ -317,6 +322,7 @@ export class ByteIndex {
       t4stride: t4.stride,
       t2: t2.records,
       t2stride: t2.stride,
+      pairs: this.pairs.count,
       unkeyed: this.unkeyed.length,
       bytes,
       native: this.native !== undefined,
@@ -404,6 +410,23 @@ export class ByteIndex {
           const h = h8 ^ Math.imul(wordAt(buf, p + 8), C3) ^ Math.imul(wordAt(buf, p + 12), C4);
           if (passes(a16, h)) this.probe(a16, h, p, buf, n);
         }
+      }
+    }
+    // pair keys: each key where its two rarest bytes are
+    const pt = this.pairs.table;
+    for (let k = 0; k < this.pairs.count; k++) {
+      const e = k * 16;
+      const rec = pt[e]! | (pt[e + 1]! << 8) | (pt[e + 2]! << 16) | (pt[e + 3]! << 24);
+      const len = pt[e + 4]!;
+      const o1 = pt[e + 5]!;
+      const o2 = pt[e + 6]!;
+      const c1 = pt[e + 8 + o1]!;
+      const c2 = pt[e + 8 + o2]!;
+      for (let p = 0; p < n; p++) {
+        if (buf[p + o1] !== c1 || buf[p + o2] !== c2) continue;
+        let j = 0;
+        while (j < len && buf[p + j] === pt[e + 8 + j]) j++;
+        if (j === len) this.push(p, rec);
       }
     }
     // T4 and T2 (records with short literals only): passes of their own at their strides
@@ -741,7 +764,19 @@ export function buildByteIndexOf(n: number, literalsOf: (i: number) => RecordLit
     else if (first[i + 1]! > first[i]!) single.push(i);
     else unkeyed.push(i);
   }
-  // the short tiers: strides from their shortest keys (a 4-byte literal is probed at every byte)
+  // few records with only short literals: each key searched on its own by a pair of its rarest bytes
+  // (16 positions at a time), so one short record costs about what its occurrences cost and never
+  // a probe at every byte
+  if (short.length + single.length <= PAIR_MAX) {
+    const pairs = new PairKeys();
+    for (const i of [...short, ...single]) {
+      let k0 = first[i]!;
+      for (let k = first[i]!; k < first[i + 1]!; k++) if (len[k]! > len[k0]!) k0 = k;
+      pairs.add(i, bytes, off[k0]!, Math.min(len[k0]!, PAIR_KEY));
+    }
+    return new ByteIndex({ a16, a8, t12, t8, t4, t2 }, unkeyed, pairs);
+  }
+  // many: the short tiers, strides from their shortest keys (a 4-byte literal is probed at every byte)
   let min4 = 7;
   let min2 = 3;
   const toT4: number[] = [];
@@ -798,6 +833,41 @@ export function buildByteIndexOf(n: number, literalsOf: (i: number) => RecordLit
     for (let d = 0; d < 256; d++) t2.add(i, pairs, 2 * d);
   }
   return new ByteIndex({ a16, a8, t12, t8, t4, t2 }, unkeyed);
+}
+
+/** At most this many records with only short literals are searched as pair keys (more: T4/T2). */
+const PAIR_MAX = 16;
+/** Bytes of a pair key (short literals are < 7 bytes). */
+export const PAIR_KEY = 8;
+
+/** Short keys searched each on its own: a key's bytes, and the two of its bytes (offsets o1 <= o2)
+ * rarest in ordinary text, compared 16 positions at a time. Layout per key (16 bytes, as the
+ * WebAssembly module reads it): record (i32), length, o1, o2, 0, then the key's bytes (8). */
+export class PairKeys {
+  table = new Uint8Array(0);
+  count = 0;
+  add(rec: number, src: Uint8Array, at: number, len: number): void {
+    const t = new Uint8Array((this.count + 1) * 16);
+    t.set(this.table);
+    const e = this.count * 16;
+    new DataView(t.buffer).setInt32(e, rec, true);
+    let o1 = 0;
+    let o2 = 0;
+    // the rarest byte, then the rarest other one (by position order: o1 <= o2)
+    for (let k = 1; k < len; k++) if (byteRarity(src[at + k]!) > byteRarity(src[at + o1]!)) o1 = k;
+    let other = -1;
+    for (let k = 0; k < len; k++) if (k !== o1 && (other < 0 || byteRarity(src[at + k]!) > byteRarity(src[at + other]!))) other = k;
+    if (other >= 0) {
+      o2 = Math.max(o1, other);
+      o1 = Math.min(o1, other);
+    } else o2 = o1;
+    t[e + 4] = len;
+    t[e + 5] = o1;
+    t[e + 6] = o2;
+    for (let k = 0; k < len; k++) t[e + 8 + k] = src[at + k]!;
+    this.table = t;
+    this.count++;
+  }
 }
 
 const pairsOf = new Map<number, Uint8Array>();

@@ -109,6 +109,38 @@ export function stringBitPrefix(s: string, out?: Float64Array): Float64Array {
   return prefixOf((i) => s.charCodeAt(i), s.length, out);
 }
 
+let byteTable: Float64Array | undefined;
+
+/** How rare a byte is in ordinary text (bits, higher is rarer): letters by their frequency in the
+ * background words weighted by rank (Zipf), the space as the commonest byte, digits and
+ * punctuation at fixed levels. For choosing which bytes of a short key to search for. */
+export function byteRarity(c: number): number {
+  if (!byteTable) {
+    const f = new Float64Array(256);
+    const words = WORDS_BY_RANK.split(' ');
+    let total = 0;
+    for (let r = 0; r < words.length; r++) {
+      const w = words[r]!;
+      const weight = 1 / (r + 1.5);
+      for (let i = 0; i < w.length; i++) {
+        f[w.charCodeAt(i)]! += weight;
+        f[w.charCodeAt(i) - 32]! += weight / 20; // capitals: rarer
+        total += weight * 1.05;
+      }
+    }
+    const t = new Float64Array(256);
+    for (let b = 0; b < 256; b++) {
+      if (isLetter(b)) t[b] = f[b]! > 0 ? -Math.log2(f[b]! / total) + 2 : 14;
+      else if (b === 0x20) t[b] = 2;
+      else if (b >= 0x30 && b <= 0x39) t[b] = 7;
+      else if (b >= 0x80) t[b] = 6;
+      else t[b] = 8;
+    }
+    byteTable = t;
+  }
+  return byteTable[c & 255]!;
+}
+
 /** Bits of a whole string (for tests and diagnostics; the same model as bitPrefix). */
 export function textRarityBits(s: string): number {
   return stringBitPrefix(s)[s.length]!;

@@ -3,7 +3,7 @@
 // once into the module's memory, each block is copied in, the hits are copied out. Returns
 // undefined wherever WebAssembly is unavailable; ByteIndex then scans in JS (same results).
 
-import { type ByteIndex, type ByteTier, type NativeLines, type NativeScanner, BUCKET_WORDS } from './bytes';
+import { type ByteIndex, type ByteTier, type NativeLines, type NativeScanner, type PairKeys, BUCKET_WORDS } from './bytes';
 import { SCAN_WASM_BASE64 } from './scanWasm.generated';
 
 /** The part of the WebAssembly JS API used here (lib "dom" is not in this project's lib). */
@@ -119,7 +119,7 @@ class WasmScanner implements NativeScanner {
   /** Start of the per-block area (block, candidates, hits, lines); everything before is the index. */
   private readonly area: number;
 
-  constructor(api: WasmApi, mod: object, tiers: ByteTier[], chains: ChainTable | undefined) {
+  constructor(api: WasmApi, mod: object, tiers: ByteTier[], pairs: PairKeys, chains: ChainTable | undefined) {
     let size = 256;
     const at: { filter: number; table: number }[] = [];
     for (const t of tiers) {
@@ -129,6 +129,8 @@ class WasmScanner implements NativeScanner {
       size = align(size + t.table.byteLength);
       at.push({ filter, table });
     }
+    const pairsAt = size;
+    size = align(size + Math.max(16, pairs.table.byteLength));
     const pool = chains?.bytes();
     const chainAt = { info: size, pool: 0, stamps: 0, spans: 0 };
     if (chains && pool) {
@@ -161,6 +163,10 @@ class WasmScanner implements NativeScanner {
       i32[row + 6] = t.bitmapBits;
       i32[row + 7] = t.stride;
     });
+    // the pair keys (see PairKeys) at i32 56, 57
+    new Uint8Array(this.mem.buffer, pairsAt, pairs.table.length).set(pairs.table);
+    i32[56] = pairsAt;
+    i32[57] = pairs.count;
     if (chains && pool) {
       new Int32Array(this.mem.buffer, chainAt.info, chains.info.length).set(chains.info);
       new Uint8Array(this.mem.buffer, chainAt.pool, pool.length).set(pool);
@@ -257,7 +263,7 @@ export function wasmScanner(index: ByteIndex, chains?: ChainTable): NativeScanne
   if (!mod || !wasm) return undefined;
   try {
     const { t12, t8, t4, a16, a8, t2 } = index.tiers;
-    return new WasmScanner(wasm, mod, [t12, t8, t4, a16, a8, t2], chains);
+    return new WasmScanner(wasm, mod, [t12, t8, t4, a16, a8, t2], index.pairs, chains);
   } catch {
     return undefined;
   }
