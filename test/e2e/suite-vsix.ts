@@ -24,8 +24,10 @@ export function run(): Promise<void> {
       assert.ok(files.includes('dist/extension.js') && files.includes('dist/server.js'), files.join('\n'));
       assert.ok(files.some((f) => f.startsWith('records/')), files.join('\n'));
       const unexpected = files.filter((f) => !/^(dist\/(extension|server|cli)\.js|records\/.+|package\.json|README\.md|test\/e2e\/artifacts\/(hover|problems|terminal|ansi)\.png|media\/icon\.png|media\/walkthrough\/[\w-]+\.(md|log)|LICENSE(\.\w+)?|CHANGELOG\.md)$/i.test(f));
-      // the icon and the walkthrough's pages and sample log are in the package
-      for (const f of ['media/icon.png', 'media/walkthrough/sample.log', 'media/walkthrough/open-log.md', 'CHANGELOG.md']) assert.ok(files.includes(f), `${f} missing`);
+      // the icon, the walkthrough's pages and sample log, and the changelog are in the package
+      for (const f of ['media/icon.png', 'media/walkthrough/sample.log', 'media/walkthrough/open-log.md']) assert.ok(files.includes(f), `${f} missing`);
+      // vsce stores README.md and CHANGELOG.md as extension/readme.md and extension/changelog.md
+      assert.ok(files.some((f) => f.toLowerCase() === 'changelog.md'), `CHANGELOG.md missing:\n${files.join('\n')}`);
       assert.deepEqual(unexpected, []);
     });
 
