@@ -61,6 +61,8 @@ export interface ErrorExplainerApi {
   messages(): readonly ShownMessage[];
   /** The server's one-time dataset suggestion as shown (at most one per session) and the user's answer. */
   datasetSuggestions(): readonly SuggestionShown[];
+  /** Where the server runs: 'node' (dist/server.js) or 'web' (dist/web/server.js in a Web Worker). */
+  platform(): 'node' | 'web';
   /** ANSI decorations applied to the visible editor of this document (URI string), if any. */
   ansiDecorations(uri: string): AnsiDecorationState | undefined;
   // -- agents & big logs

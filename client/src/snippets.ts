@@ -3,6 +3,7 @@
 // at the cursor line of the last code editor. Inserting is a text edit only: nothing is executed.
 import * as vscode from 'vscode';
 import { Commands, InsertSnippetArgs, RecordParams, RecordRequest, RecordResult, SnippetParams, SnippetRequest, SnippetResult } from '../../server/src/protocol';
+import { isFileLike } from './logDocuments';
 import { pickOne } from './picker';
 import { RECORD_SCHEME } from './recordView';
 import { searchRecords } from './search';
@@ -21,7 +22,7 @@ const KINDS: { snippetKind: Kind; field: string; label: string }[] = [
 export function isCodeEditor(e: vscode.TextEditor | undefined): e is vscode.TextEditor {
   if (!e) return false;
   const d = e.document;
-  return (d.uri.scheme === 'file' || d.uri.scheme === 'untitled') && d.languageId !== 'log' && !/\.(log|out|err)(\.\d+)?$/i.test(d.fileName);
+  return isFileLike(d.uri) && d.languageId !== 'log' && !/\.(log|out|err)(\.\d+)?$/i.test(d.fileName);
 }
 
 function isInsertArgs(v: unknown): v is InsertSnippetArgs {

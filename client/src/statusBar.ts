@@ -67,11 +67,16 @@ export function registerStatusBar(s: Services): (count: number, tooltip: string)
       if (vscode.window.activeTextEditor) items.push({ label: '$(file-text) Show Errors in This File', description: vscode.workspace.asRelativePath(vscode.window.activeTextEditor.document.uri), command: Commands.showErrorsInFile });
       if (s.state.terminalScans.length) items.push({ label: '$(terminal) Show Known Errors from the Terminal', command: 'errorExplainer.showTerminalErrors' });
       if (st?.problems) items.push({ label: '$(warning) Show Record-File Problems', description: `${st.problems}`, command: 'workbench.actions.view.problems' });
+      items.push({ label: '$(refresh) Reload Records', command: Commands.reloadRecords });
+      // (the dataset needs a cache folder and Node's network stack: not in the web build)
+      if (s.server.platform.kind !== 'web') {
+        items.push(
+          { label: '', kind: vscode.QuickPickItemKind.Separator },
+          { label: '$(cloud-download) Download ErrLookup Dataset…', detail: 'about 500,000 explained errors of open-source projects, cached offline', command: DatasetCommands.sync },
+          { label: '$(database) ErrLookup Dataset Status', command: DatasetCommands.status },
+        );
+      }
       items.push(
-        { label: '$(refresh) Reload Records', command: Commands.reloadRecords },
-        { label: '', kind: vscode.QuickPickItemKind.Separator },
-        { label: '$(cloud-download) Download ErrLookup Dataset…', detail: 'about 500,000 explained errors of open-source projects, cached offline', command: DatasetCommands.sync },
-        { label: '$(database) ErrLookup Dataset Status', command: DatasetCommands.status },
         { label: '', kind: vscode.QuickPickItemKind.Separator },
         { label: '$(output) Show Output', command: Commands.showOutput },
         { label: '$(gear) Open Settings', command: OPEN_SETTINGS },
