@@ -40,6 +40,7 @@ const web = {
     'node:crypto': shim('crypto'),
     'node:url': shim('url'),
     'node:buffer': shim('buffer'),
+    'node:os': shim('os'),
   },
   inject: [shim('globals')],
   logOverride: { 'import-is-undefined': 'error' },

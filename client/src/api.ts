@@ -7,6 +7,7 @@ import type { AgentsState } from './agents';
 import type { SuggestionShown } from './dataset';
 import type { KnownErrorsNode } from './knownErrors';
 import type { ShownMessage } from './notify';
+import type { InlineMessage } from './problems';
 
 export interface PickerState {
   /** Which picker: 'search', 'explain', 'fileErrors', 'snippetKind', 'terminalErrors', 'status'. */
@@ -72,4 +73,7 @@ export interface ErrorExplainerApi {
   agents(): AgentsState;
   /** The command the MCP server definition runs (node dist/cli.js mcp …). */
   mcpCommand(): { command: string; args: string[]; cwd: string | undefined; env: Record<string, string> };
+  // -- issue 15
+  /** End-of-line problem messages shown in a document (errorExplainer.diagnostics.inlineMessage). */
+  inlineMessages(uri: string): readonly InlineMessage[];
 }

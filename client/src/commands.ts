@@ -145,6 +145,7 @@ async function fetchRecord(s: Services, args: OpenRecordArgs): Promise<RecordRes
   const params: RecordParams = { id: args.id };
   if (args.captures) params.captures = args.captures;
   if (args.matchedText) params.matchedText = args.matchedText;
+  if (args.near && typeof args.near.uri === 'string' && typeof args.near.line === 'number') params.near = { uri: args.near.uri, line: args.near.line };
   return s.server.request<RecordParams, RecordResult | null>(RecordRequest.type, params);
 }
 
@@ -163,7 +164,15 @@ async function goToRaiseSite(s: Services, arg: unknown): Promise<string | undefi
     await vscode.env.openExternal(vscode.Uri.parse(site.url, true));
     return site.url;
   }
-  void s.notifier.show('no-raise-site', 'info', 'Error Explainer: this record has no raise site.');
+  const rec = (result?.record ?? {}) as { filePath?: unknown; lineNumber?: unknown };
+  const where = typeof rec.filePath === 'string' ? `${rec.filePath}${typeof rec.lineNumber === 'number' ? `:${rec.lineNumber}` : ''}` : undefined;
+  void s.notifier.show(
+    'no-raise-site',
+    'info',
+    where
+      ? `Error Explainer: ${where} is not in this workspace (nor named by a stack frame near the error), and the record has no GitHub link.`
+      : 'Error Explainer: this record has no raise site.',
+  );
   return undefined;
 }
 

@@ -32,10 +32,13 @@ export interface SuggestionShown {
   action: SuggestionAction | 'pending';
 }
 
-/** Opt in and sync; `confirmed`: the user already agreed (accepted the suggestion), no second question. */
-async function sync(s: Services, confirmed = false): Promise<DatasetSyncResult | undefined> {
+/** Opt in and sync. The opt-in is per URL: the user is asked with the URL the server would download
+ * from, and that URL goes with the request (the server downloads nothing if its URL is another one
+ * by then). `confirmed`: the user already agreed (accepted the suggestion that named `url`). */
+async function sync(s: Services, confirmed?: { url: string | undefined }): Promise<DatasetSyncResult | undefined> {
+  let url = confirmed?.url;
   if (!confirmed) {
-    const url = vscode.workspace.getConfiguration('errorExplainer').get<string>('dataset.url');
+    url = (await s.server.request<undefined, DatasetStatusDto>(DatasetStatusRequest.type))?.url;
     const ok = await vscode.window.showInformationMessage(
       `Download the ErrLookup error index from ${url}? It is cached for offline use and refreshed at most every errorExplainer.dataset.refreshHours hours.`,
       { modal: true },
@@ -45,18 +48,24 @@ async function sync(s: Services, confirmed = false): Promise<DatasetSyncResult |
   }
   const result = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: 'Error Explainer: downloading the ErrLookup index…' },
-    () => s.server.request<DatasetSyncParams, DatasetSyncResult>(DatasetSyncRequest.type, { force: true }),
+    () => s.server.request<DatasetSyncParams, DatasetSyncResult>(DatasetSyncRequest.type, { force: true, ...(url ? { url } : {}) }),
   );
   if (result.status === 'failed') {
     // The user asked for this download: say why it failed every time (the server's `notify`, set
     // only on a new kind of failure, is for downloads nobody asked for), in words, with a way on.
-    const url = vscode.workspace.getConfiguration('errorExplainer').get<string>('dataset.url') ?? '';
-    const m = datasetFailureMessage(result.reason ?? result.notify ?? 'unknown error', url);
+    // Retry goes to the same URL the user agreed to.
+    const shown = url ?? vscode.workspace.getConfiguration('errorExplainer').get<string>('dataset.url') ?? '';
+    const m = datasetFailureMessage(result.reason ?? result.notify ?? 'unknown error', shown);
     s.output.warn(`dataset sync failed: ${result.reason ?? result.notify ?? ''}`);
     void s.notifier.show('dataset-failed', 'error', m.text, m.buttons).then((pick) => {
-      if (pick === RETRY) void sync(s, true);
+      if (pick === RETRY) void sync(s, { url });
       else if (pick === OPEN_SETTINGS) void vscode.commands.executeCommand('workbench.action.openSettings', 'errorExplainer.dataset');
     });
+    return result;
+  }
+  if (result.status === 'skipped' && result.notify) {
+    // The server sets `notify` only the first time a failure happens; repeated failures stay quiet.
+    void s.notifier.show('dataset-failed', 'error', `Error Explainer: ${result.notify}`);
     return result;
   }
   void s.notifier.show('dataset-synced', 'info', `Error Explainer: ErrLookup dataset ${result.datasetVersion ?? ''} ${result.status}.`);
@@ -128,7 +137,7 @@ async function offerSuggestion(s: Services, params: DatasetSuggestionParams, sho
   entry.action = suggestionAction(params, picked);
   switch (entry.action) {
     case 'download':
-      await sync(s, true);
+      await sync(s, { url: params.url });
       return;
     case 'useRepos':
       await useRepos(s, params.repos);

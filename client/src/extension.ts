@@ -12,6 +12,7 @@ import { registerDataset } from './dataset';
 import { needsServer } from './logDocuments';
 import { Notifier } from './notify';
 import type { ClientPlatform } from './platform';
+import { registerProblems } from './problems';
 import { registerRecordView } from './recordView';
 import { registerSearch } from './search';
 import { ServerHandle } from './server';
@@ -54,6 +55,7 @@ export function activateWith(context: vscode.ExtensionContext, platform: ClientP
   registerTrust(s);
   const ansi = registerAnsiDecorations(s);
   registerWalkthrough(s);
+  const problems = registerProblems(s); // issue 15: Error Lens-like problem actions, end-of-line messages
   // node: the Known Errors view (it also lists the terminal's matches), the LM tool, MCP
   const features = platform.register?.(s, { onTerminalChanged: (l) => terminalListeners.push(l) });
   if (features) context.subscriptions.push(features);
@@ -93,6 +95,8 @@ export function activateWith(context: vscode.ExtensionContext, platform: ClientP
       if (!features?.mcpCommand) throw new Error('the MCP server needs the Node.js extension host');
       return features.mcpCommand();
     },
+    // issue 15
+    inlineMessages: (uri) => problems.inlineMessages(uri),
   };
 }
 

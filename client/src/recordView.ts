@@ -6,6 +6,7 @@
 // path is that title and the record id travels in the query. The view's editor title bar offers
 // Insert Handling Snippet, Copy Explanation and Go to Raise Site for the record it shows.
 import * as vscode from 'vscode';
+import { escapeMarkdown, stripControls } from '../../server/src/core/render';
 import { CaptureDto, Commands, OpenRecordArgs, RecordRequest, RecordResult } from '../../server/src/protocol';
 import { recordTitle } from './recordTitle';
 import type { ServerHandle } from './server';
@@ -62,9 +63,6 @@ function parseQuery(uri: vscode.Uri): RecordQuery {
   }
 }
 
-// C0 controls except tab/newline, DEL, C1, bidi overrides/isolates, BOM: never shown in the view.
-const CONTROLS = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u200E\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/g;
-
 /**
  * The record's source window as a fenced block with line numbers and the raise line marked (→).
  * Inside a fence longer than any backtick run of the code, record text stays literal.
@@ -74,7 +72,8 @@ export function numberedSource(record: unknown): string | undefined {
   if (typeof r.sourceCode !== 'string' || !r.sourceCode.trim()) return undefined;
   const start = typeof r.sourceCodeStart === 'number' && Number.isInteger(r.sourceCodeStart) && r.sourceCodeStart > 0 ? r.sourceCodeStart : 1;
   const raise = typeof r.lineNumber === 'number' ? r.lineNumber : undefined;
-  const lines = r.sourceCode.replace(/\r\n?/g, '\n').replace(/\n+$/, '').replace(CONTROLS, '').split('\n');
+  const code = r.sourceCode.replace(/\r\n?/g, '\n').replace(/\n+$/, '');
+  const lines = stripControls(code).split('\n'); // the core's one rule for control and invisible characters
   const width = String(start + lines.length - 1).length;
   const body = lines.map((l, i) => `${start + i === raise ? '→' : ' '} ${String(start + i).padStart(width)} │ ${l}`).join('\n');
   let longest = 0;
@@ -117,7 +116,7 @@ export class RecordViewProvider implements vscode.TextDocumentContentProvider {
         this.prefetched.delete(key);
       } else result = await this.server.request<OpenRecordArgs, RecordResult | null>(RecordRequest.type, args, token);
     } catch (e) {
-      return `# Error record\n\nThe record could not be loaded: ${String(e instanceof Error ? e.message : e).replace(/[\\`*_[\]<>#!|]/g, '\\$&')}\n`;
+      return `# Error record\n\nThe record could not be loaded: ${escapeMarkdown(String(e instanceof Error ? e.message : e))}\n`;
     }
     if (!result) return `# Error record\n\nNo loaded record has the id \`${id.replace(/`/g, '')}\`.\n`;
     let md = withNumberedSource(result.markdown, result.record).trimEnd() + '\n';

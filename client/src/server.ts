@@ -7,6 +7,7 @@ import { type BaseLanguageClient, CloseAction, ErrorAction, type LanguageClientO
 import { Commands, InitializationOptions, SeenNotification, SeenParams, StatusNotification, StatusResult } from '../../server/src/protocol';
 import { Notifier } from './notify';
 import type { ClientPlatform } from './platform';
+import { withSnippetEdit } from './snippets';
 
 export const CLIENT_ID = 'errorExplainer';
 const CLIENT_NAME = 'Error Explainer';
@@ -124,6 +125,11 @@ export class ServerHandle implements vscode.Disposable {
         didOpen: (doc, next) => (isOwnOutput(doc) ? Promise.resolve() : next(doc)),
         didChange: (e, next) => (isOwnOutput(e.document) ? Promise.resolve() : next(e)),
         didClose: (doc, next) => (isOwnOutput(doc) ? Promise.resolve() : next(doc)),
+        // Snippet code actions: the server's plain edit becomes a snippet edit with tab stops.
+        provideCodeActions: async (doc, range, context, token, next) => {
+          const actions = await next(doc, range, context, token);
+          return actions?.map((a) => withSnippetEdit(doc, a));
+        },
       },
       errorHandler: {
         // Write/read errors on a dying connection: keep going; `closed` decides about restarts

@@ -7,6 +7,7 @@
 //   server. The status item always speaks of the last command: hidden when it printed no known
 //   error, or when VS Code passed none of its output to extensions (terminalOutput.ts).
 import * as vscode from 'vscode';
+import { stripControls } from '../../server/src/core/render';
 import { MatchDto, RecordParams, RecordRequest, RecordResult } from '../../server/src/protocol';
 import { terminalText } from '../../server/src/core/ansi';
 import { distinctRecords, explainText } from './commands';
@@ -32,7 +33,7 @@ function settings(): { enabled: boolean; notifications: boolean } {
 
 function firstSentence(text: unknown): string {
   if (typeof text !== 'string') return '';
-  const t = text.replace(/\s+/g, ' ').trim();
+  const t = stripControls(text).replace(/\s+/g, ' ').trim();
   const m = /^(.{1,300}?[.!?])(\s|$)/.exec(t);
   return m?.[1] ?? (t.length > 300 ? `${t.slice(0, 299)}…` : t);
 }

@@ -8,6 +8,9 @@ import { NotificationType, RequestType, type WorkDoneProgressParams } from 'vsco
 // Settings (section "errorExplainer"), pulled by the server per resource via workspace/configuration.
 
 export type MinSeverity = 'critical' | 'error' | 'warning' | 'info';
+/** What a problem of a record can be shown as instead of its own severity (errorExplainer.diagnostics.severityOverrides). */
+export type SeverityOverride = 'error' | 'warning' | 'info' | 'hint';
+export const SEVERITY_OVERRIDES: readonly SeverityOverride[] = ['error', 'warning', 'info', 'hint'];
 
 export interface ErrorExplainerSettings {
   records: {
@@ -15,6 +18,8 @@ export interface ErrorExplainerSettings {
     paths: string[];
     /** Load the records bundled with the extension. */
     includeBundled: boolean;
+    /** Record ids or slugs that are never reported: no problems, hovers, links or quick fixes. */
+    exclude: string[];
   };
   /** Globs of files treated as logs (besides language `log` and `output:` panels). */
   logFiles: string[];
@@ -22,12 +27,20 @@ export interface ErrorExplainerSettings {
     enabled: boolean;
     minSeverity: MinSeverity;
     maxPerFile: number;
+    /** Record id or slug -> the severity its problems are shown with. */
+    severityOverrides: Record<string, SeverityOverride>;
+    /** Client: the problem's message at the end of its line (a decoration). */
+    inlineMessage: boolean;
+    /** Client: the page *Search the web* opens; `${query}` is replaced by the URL-encoded message. */
+    searchUrl: string;
   };
   terminal: {
     enabled: boolean;
     notifications: boolean;
   };
   dataset: {
+    /** Workspace values of dataset.* are ignored unless the workspace is trusted (the server enforces
+     * it: in Restricted Mode these are the defaults, and url is '' = the URL the user opted in for). */
     url: string;
     repos: string[];
     refreshHours: number;
@@ -37,12 +50,36 @@ export interface ErrorExplainerSettings {
 }
 
 export const DEFAULT_SETTINGS: ErrorExplainerSettings = {
-  records: { paths: [], includeBundled: true },
+  records: { paths: [], includeBundled: true, exclude: [] },
   logFiles: ['**/*.log', '**/*.log.[0-9]*', '**/*.out', '**/*.err'],
-  diagnostics: { enabled: true, minSeverity: 'info', maxPerFile: 1000 },
+  diagnostics: {
+    enabled: true,
+    minSeverity: 'info',
+    maxPerFile: 1000,
+    severityOverrides: {},
+    inlineMessage: false,
+    searchUrl: 'https://www.google.com/search?q=${query}',
+  },
   terminal: { enabled: true, notifications: true },
   dataset: { url: 'https://errors.standardbeagle.com', repos: [], refreshHours: 24, suggest: true },
 };
+
+/** errorExplainer.diagnostics.searchUrl when valid: an http(s) URL containing `${query}`; else undefined. */
+export function validSearchUrl(v: unknown): string | undefined {
+  if (typeof v !== 'string' || !v.includes('${query}')) return undefined;
+  try {
+    const u = new URL(v.replace(/\$\{query\}/g, 'q'));
+    return u.protocol === 'https:' || u.protocol === 'http:' ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The page *Search the web* opens: `${query}` in the (valid) template replaced by the URL-encoded query (≤ 500 characters). */
+export function searchPageUrl(template: string, query: string): string {
+  const t = validSearchUrl(template) ?? DEFAULT_SETTINGS.diagnostics.searchUrl;
+  return t.split('${query}').join(encodeURIComponent(query.replace(/\s+/g, ' ').trim().slice(0, 500)));
+}
 
 /** Sent by the client in initializationOptions. */
 export interface InitializationOptions {
@@ -127,8 +164,17 @@ export namespace SearchRequest {
   export const type = new RequestType<SearchParams, SearchHitDto[], void>(method);
 }
 
+/** The line of a log a record matched on: stack frames around it can name the raise site. */
+export interface NearDto {
+  uri: string;
+  /** 0-based. */
+  line: number;
+}
+
 export interface RecordParams {
   id: string;
+  /** Resolve the raise site as seen from this log line (stack frames around it). */
+  near?: NearDto;
   /** Captures to show in the rendered Markdown (e.g. from a terminal line). */
   captures?: CaptureDto[];
   matchedText?: string;
@@ -182,16 +228,23 @@ export interface SnippetParams {
   /** The target code document and line; the server formats indentation and comment header. */
   uri: string;
   line: number;
+  /** Whole lines [start, end] the user selected: a try/catch surrounds them. Without it a
+   * try/catch surrounds the statement at `line`. */
+  selection?: { start: number; end: number };
   languageId?: string;
   insertSpaces?: boolean;
   tabSize?: number;
 }
 export interface SnippetResult {
-  /** Text to insert at the start of `line` (ends with a newline). */
+  /** Plain text: inserted at the start of `line` (ends with a newline), or replacing `replace`. */
   text: string;
   line: number;
+  /** When set, the text replaces these whole lines (a try/catch around a statement). */
+  replace?: { start: number; end: number };
+  /** `text` in snippet syntax: tab stops (`${1:name}`) on names the document does not know. */
+  snippet: string;
 }
-/** Formatted snippet text for "Insert handling snippet" (the client inserts it). */
+/** Formatted snippet for "Insert handling snippet" (the client inserts it, with tab stops). */
 export namespace SnippetRequest {
   export const method = 'errorExplainer/snippet';
   export const type = new RequestType<SnippetParams, SnippetResult | null, void>(method);
@@ -232,6 +285,9 @@ export namespace DatasetStatusRequest {
 export interface DatasetSyncParams {
   /** Poll the manifest even when refreshHours has not passed. */
   force?: boolean;
+  /** The base URL the user was shown and agreed to. The opt-in is per URL: when the server's
+   * configured URL is another one, it downloads nothing ('skipped') and the client asks again. */
+  url?: string;
 }
 export interface DatasetSyncResult {
   status: 'updated' | 'unchanged' | 'skipped' | 'failed';
@@ -240,7 +296,7 @@ export interface DatasetSyncResult {
   /** Set only the first time a failure happens: show it; repeated failures stay quiet. */
   notify?: string;
 }
-/** Opt in and sync now (manifest; index + repos.json when datasetVersion changed), then reload. */
+/** Opt in (for the URL) and sync now (manifest; the index + repos.json when datasetVersion changed), then reload. */
 export namespace DatasetSyncRequest {
   export const method = 'errorExplainer/datasetSync';
   export const type = new RequestType<DatasetSyncParams, DatasetSyncResult, void>(method);
@@ -436,6 +492,8 @@ export interface DatasetSuggestionParams {
   message: string;
   /** 'useRepos': the repositories (owner/name) to add; 'optIn': []. */
   repos: string[];
+  /** The base URL the message names (send it back as DatasetSyncParams.url when the user accepts). */
+  url?: string;
 }
 /** server -> client: a one-time suggestion (per workspace, remembered across restarts), sent after
  * the first record load when the workspace is trusted and errorExplainer.dataset.suggest is on.
@@ -477,16 +535,54 @@ export const Commands = {
   showErrorsInFile: 'errorExplainer.showErrorsInFile',
   reloadRecords: 'errorExplainer.reloadRecords',
   showOutput: 'errorExplainer.showOutput',
+  // on a problem (code actions of log diagnostics)
+  copyMessage: 'errorExplainer.copyMessage',
+  searchOnline: 'errorExplainer.searchOnline',
+  ignoreRecord: 'errorExplainer.ignoreRecord',
+  setRecordSeverity: 'errorExplainer.setRecordSeverity',
 } as const;
+
+/** Arguments of Commands.copyMessage: the problem's message. */
+export interface CopyMessageArgs {
+  text: string;
+}
+/** Arguments of Commands.searchOnline: the text searched (the client builds the URL from diagnostics.searchUrl). */
+export interface SearchOnlineArgs {
+  query: string;
+}
+/** Arguments of Commands.ignoreRecord: the record goes into errorExplainer.records.exclude (by slug). */
+export interface IgnoreRecordArgs {
+  id: string;
+  slug: string;
+  /** What the user sees in the confirmation ("MMError: encode metadata not ready"). */
+  label: string;
+}
+/** Arguments of Commands.setRecordSeverity: errorExplainer.diagnostics.severityOverrides[slug] = severity. */
+export interface SetRecordSeverityArgs {
+  id: string;
+  slug: string;
+  severity: SeverityOverride;
+}
+
+/**
+ * `data` of a snippet code action (Insert validation / try/catch in a source file): the action's
+ * plain-text edit again, in snippet syntax with tab stops. Clients that support snippet edits
+ * (the VS Code client, through middleware) apply this instead of the plain edit.
+ */
+export interface CodeActionSnippetData {
+  snippet: { uri: string; range: { start: { line: number; character: number }; end: { line: number; character: number } }; snippet: string };
+}
 
 /** Arguments of Commands.insertSnippet (built by the server, never from record text). */
 export interface InsertSnippetArgs {
   id: string;
   kind?: SnippetParams['kind'];
 }
-/** Arguments of Commands.openRecord / copyExplanation. */
+/** Arguments of Commands.openRecord / copyExplanation / goToRaiseSite. */
 export interface OpenRecordArgs {
   id: string;
   captures?: CaptureDto[];
   matchedText?: string;
+  /** The log line the record matched on (goToRaiseSite: stack frames around it). */
+  near?: NearDto;
 }

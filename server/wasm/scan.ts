@@ -399,6 +399,13 @@ export function lineCount(): i32 {
   return totalLines;
 }
 
+let verifiedCount: i32 = 0;
+
+/** Candidate patterns matched here on plain lines so far (a running count, for statistics). */
+export function verified(): i32 {
+  return verifiedCount;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Exact matching of "simple" patterns (literals and (.+?) holes) on plain ASCII lines, as
 // ChainMatcher.inSegment (engine/matchers.ts) does on the decoded line: each literal's first
@@ -592,6 +599,7 @@ function verify(cfg: usize, block: usize, start: i32, end: i32, hitPairs: usize,
     const size = 6 + 2 * (load<i32>(info + (<usize>rec << 3), 4) & 0xffff); // >= one result's i32
     if (resCount + 2 * size > resCap) return -1;
     const best = resPtr + (<usize>resCount << 2);
+    verifiedCount++;
     let w = chainMatch(line, len, rec, info, pool, best);
     let fromJson = false;
     const tmp = best + (<usize>size << 2);

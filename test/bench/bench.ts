@@ -1,7 +1,7 @@
 // `npm run bench`: runs every benchmark section in one process and prints one report.
 //   BENCH_SECTIONS=engine,lsp  choose sections (default: all present)
 //   engine knobs: BENCH_SIZES=1000,10000 BENCH_MB=20 BENCH_SAMPLE=20000 BENCH_SEED=7
-// Sections: the engine (./engine.ts) always; test/bench/lsp.ts when that file exists (bundled on
+// Sections: the engine (./engine.ts) always; test/bench/lsp.ts, dataset.ts, load.ts, logscan.ts when those files exist (bundled on
 // the fly with esbuild, so bench.ts does not depend on it). Results: stdout and .bench/results.md.
 // Exit code 1 when a section reports a failed target.
 import * as fs from 'node:fs';
@@ -46,6 +46,8 @@ async function main(): Promise<void> {
   if (lsp) sections.push(lsp);
   const dataset = await optionalSection('dataset', 'dataset.ts');
   if (dataset) sections.push(dataset);
+  const load = await optionalSection('load', 'load.ts');
+  if (load) sections.push(load);
   const logscan = await optionalSection('logscan', 'logscan.ts');
   if (logscan) sections.push(logscan);
   const wanted = process.env.BENCH_SECTIONS?.split(',').map((s) => s.trim());

@@ -5,6 +5,7 @@
 # then the UI-level tests (hover; the tour of issue 15 with its screenshots), then packages the .vsix and tests the installed package.
 #   bash test/e2e/run.sh                 everything (what `npm test` / .ci/run do)
 #   E2E_ONLY="editor terminal" bash test/e2e/run.sh   only these steps
+#   E2E_GREP="task running" E2E_ONLY=editor bash test/e2e/run.sh   only the tests whose title contains it
 # Steps: smoke editor terminal agents crash restricted ux ui package. Exit status is non-zero when any fails.
 set -uo pipefail
 cd "$(dirname "$0")/../.."

@@ -4,11 +4,13 @@
 // text, errors in this file, record view, copy, raise site, snippet insertion, hot reload.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { runMocha } from './lib/mocha';
 import {
   api,
   closeAllEditors,
+  EXTENSION_ID,
   fixtureUri,
   hoverText,
   openFixture,
@@ -115,12 +117,14 @@ export function run(): Promise<void> {
           hoverText(doc.uri, posOf(doc, 'Inconsistent receive_count', 4)),
         );
         const text = plain(md);
-        assert.match(text, /BadRequestError · HTTP \d+ · error · sgl-project\/sglang/);
+        const [title, actions] = md.split('\n\n')[0]!.split('  \n');
+        assert.match(plain(title!), /^\*\*BadRequestError\*\* · HTTP \d+ · error · sgl-project\/sglang · raised at \[`…\/encoder\/server\.py:\d+`\]\(https:\/\/github\.com\/[^)]+\)$/, 'a one-line title with the raise site');
+        assert.match(actions!, /^\[Insert try\/catch\]\(command:errorExplainer\.insertSnippet\?/, 'the action links right under it');
         assert.ok(text.includes('register_embedding_destinations memoizes the expected receive_count'), text);
-        // captures: name and value of each of the three holes
-        assert.match(text, /\| req_id \| req-42 \|/);
-        assert.match(text, /\| registered_count \| 2 \|/);
-        assert.match(text, /\| expected_destination_count \| 3 \|/);
+        // captures: name and value of each of the three holes, on one line
+        assert.match(text, /\*\*Captured:\*\* req_id = `req-42` · registered_count = `2` · expected_destination_count = `3`/);
+        assert.ok(!/match \(/.test(text), 'a likely match spends no line on its confidence');
+        assert.ok(!text.includes('| Capture |') && !text.includes('Why it happens'), 'a glance, not the record view');
         // the only command links are the extension's own
         const commands = [...md.matchAll(/command:([\w.]+)/g)].map((m) => m[1]);
         assert.ok(commands.length > 0, 'hover has no action links');
@@ -131,8 +135,7 @@ export function run(): Promise<void> {
         const doc = (await openFixture('logs/app.log')).document;
         const md = await poll('a hover on the gateway line', () => hoverText(doc.uri, posOf(doc, 'did not answer', 2)));
         assert.ok(plain(md).includes('The payment gateway did not respond before the client-side timeout expired.'), md);
-        assert.match(plain(md), /\| gateway \| stripe-eu \|/);
-        assert.match(plain(md), /\| seconds \| 30 \|/);
+        assert.match(plain(md), /gateway = `stripe-eu` · seconds = `30`/);
         assert.equal(await hoverText(doc.uri, posOf(doc, 'worker 3 started', 2)), '');
       });
     });
@@ -147,6 +150,18 @@ export function run(): Promise<void> {
         });
         const ranges = initial.map((d) => tuple(d.range)).sort((x, y) => x[0] - y[0]);
         assert.deepEqual(ranges[0], tuple(rangeOf(doc, 'encode metadata not ready')));
+        // Problems read as the errors in the log, with the record's class as the code (linked to its source)
+        const byLine = [...initial].sort((x, y) => x.range.start.line - y.range.start.line);
+        assert.deepEqual(
+          byLine.map((d) => [d.message, typeof d.code === 'object' ? d.code.value : d.code]),
+          [
+            ['encode metadata not ready', 'MMError'],
+            ['Inconsistent receive_count for req_id=req-42: registered 2, got 3', 'BadRequestError'],
+            ['gateway stripe-eu did not answer within 30s', 'PaymentGatewayTimeout'],
+          ],
+        );
+        const code = byLine[1]!.code as { value: string; target: vscode.Uri };
+        assert.equal(code.target.authority, 'github.com');
         // The receive_count diagnostic covers the matched span (from the message to its last capture).
         assert.deepEqual(ranges[1], tuple(rangeOf(doc, 'Inconsistent receive_count for req_id=req-42: registered 2, got 3')));
 
@@ -189,11 +204,12 @@ export function run(): Promise<void> {
         });
         const action = actions.find((a) => a.title.startsWith('Insert validation for PaymentGatewayTimeout'));
         assert.ok(action?.edit, 'the validation action carries a workspace edit');
+        assert.equal(action.kind?.value, 'quickfix', 'the raise line relates: a quick fix');
         assert.ok(await vscode.workspace.applyEdit(action.edit));
         const expected = GATEWAY_PY.replace(
           '        raise PaymentGatewayTimeout(f"gateway',
           [
-            '        # error-explainer: payment-gateway-timeout (acme/payments, raised at payments/gateway.py:8)',
+            '        # error-explainer: payment-gateway-timeout',
             '        if not gateway.healthy():',
             '            raise PaymentGatewayTimeout(gateway.name)',
             '        raise PaymentGatewayTimeout(f"gateway',
@@ -219,7 +235,7 @@ export function run(): Promise<void> {
         const expected = GATEWAY_PY.replace(
           '    response = gateway.post(order)\n',
           [
-            '    # error-explainer: payment-gateway-timeout (acme/payments, raised at payments/gateway.py:8)',
+            '    # error-explainer: payment-gateway-timeout',
             '    try:',
             '        response = gateway.post(order)',
             '    except PaymentGatewayTimeout:',
@@ -228,6 +244,34 @@ export function run(): Promise<void> {
           ].join('\n'),
         );
         assert.equal(doc.getText(), expected);
+        // the name gateway.py does not know is the snippet's first tab stop, selected
+        const sel = await poll('the first tab stop selected', () => {
+          const e = vscode.window.activeTextEditor;
+          return e?.document === doc && e.document.getText(e.selection) === 'retry_with_same_idempotency_key' ? e.selection : undefined;
+        });
+        assert.equal(sel.start.line, posOf(doc, 'retry_with_same_idempotency_key').line);
+      });
+
+      it('quick fixes only where the code relates: none on a blank line, the rest on demand as refactorings', async () => {
+        await openFixture('logs/app.log'); // the records are "seen"
+        const doc = (await openFixture('payments/gateway.py')).document;
+        const blank = new vscode.Position(2, 0);
+        assert.equal(doc.lineAt(2).text, '');
+        const quick = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, new vscode.Range(blank, blank), 'quickfix');
+        assert.deepEqual(quick.map((a) => a.title), []);
+        const refactors = await poll('on-demand actions', async () => {
+          const list = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, new vscode.Range(blank, blank), 'refactor');
+          return list.length ? list : undefined;
+        });
+        assert.ok(refactors.every((a) => a.kind?.value === 'refactor.errorExplainer'), refactors.map((a) => a.kind?.value).join());
+        // a call of the function a record is raised in relates (the bundled receive_count record,
+        // raised in register_embedding_destinations, read from its source window)
+        fs.writeFileSync(fixtureUri('payments/checkout.py').fsPath, 'async def checkout(server, req_id, urls):\n    await server.register_embedding_destinations(req_id, urls, 2)\n');
+        const co = (await openFixture('payments/checkout.py')).document;
+        const call = posOf(co, 'register_embedding_destinations(', 3);
+        const onCall = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', co.uri, new vscode.Range(call, call), 'quickfix');
+        assert.ok(onCall.some((a) => a.title.startsWith('Insert try/catch for BadRequestError: Inconsistent receive_count')), onCall.map((a) => a.title).join(' | '));
+        fs.rmSync(fixtureUri('payments/checkout.py').fsPath);
       });
 
       it('"Insert Handling Snippet" inserts the chosen kind at the cursor line', async () => {
@@ -238,13 +282,13 @@ export function run(): Promise<void> {
         const inserted = await vscode.commands.executeCommand<string>('errorExplainer.insertSnippet', { id: GATEWAY_ID, kind: 'validation' });
         assert.equal(
           inserted,
-          '    # error-explainer: payment-gateway-timeout (acme/payments, raised at payments/gateway.py:8)\n' +
+          '    # error-explainer: payment-gateway-timeout\n' +
             '    if not gateway.healthy():\n' +
             '        raise PaymentGatewayTimeout(gateway.name)\n',
         );
         assert.equal(doc.getText(), GATEWAY_PY.replace('    if response is None:', `${inserted}    if response is None:`));
       });
-      it('the hover link "Insert try/catch" goes to the last code editor, even when the log hid it', async () => {
+      it('the hover link "Insert try/catch" goes to the last code editor, even when the log hid it, and surrounds the statement at its cursor', async () => {
         const py = await openFixture('payments/gateway.py');
         const at = posOf(py.document, 'return response');
         py.selection = new vscode.Selection(at, at);
@@ -254,16 +298,39 @@ export function run(): Promise<void> {
         assert.equal(
           inserted,
           [
-            '    # error-explainer: payment-gateway-timeout (acme/payments, raised at payments/gateway.py:8)',
+            '    # error-explainer: payment-gateway-timeout',
             '    try:',
-            '        charge(order, gateway)',
+            '        return response',
             '    except PaymentGatewayTimeout:',
             '        retry_with_same_idempotency_key(order)',
-            '',
           ].join('\n'),
         );
-        assert.equal(vscode.window.activeTextEditor?.document, py.document);
-        assert.equal(py.document.getText(), GATEWAY_PY.replace('    return response', `${inserted}    return response`));
+        const editor = vscode.window.activeTextEditor;
+        assert.equal(editor?.document, py.document);
+        assert.equal(py.document.getText(), GATEWAY_PY.replace('    return response', inserted));
+        assert.equal(editor.document.getText(editor.selection), 'retry_with_same_idempotency_key', 'the first tab stop is selected');
+      });
+
+      it('from a log, with several code files open, the user picks where the snippet goes', async () => {
+        fs.writeFileSync(fixtureUri('payments/refund.py').fsPath, 'def refund(order, gateway):\n    gateway.refund(order)\n');
+        const refund = await openFixture('payments/refund.py');
+        const at = posOf(refund.document, 'gateway.refund');
+        refund.selection = new vscode.Selection(at, at);
+        await openFixture('payments/gateway.py'); // the last code editor
+        await openFixture('logs/app.log');
+        const { result, items } = await acceptInPicker(
+          'snippetTarget',
+          () => vscode.commands.executeCommand<string>('errorExplainer.insertSnippet', { id: GATEWAY_ID, kind: 'tryCatch' }),
+          (items) => items.length === 2,
+          1,
+        );
+        assert.deepEqual(items, ['payments/gateway.py', 'payments/refund.py']);
+        assert.ok(result?.includes('        gateway.refund(order)'), result);
+        assert.equal(vscode.window.activeTextEditor?.document, refund.document);
+        assert.match(refund.document.getText(), /^def refund\(order, gateway\):\n {4}# error-explainer: payment-gateway-timeout\n {4}try:\n {8}gateway\.refund\(order\)\n {4}except PaymentGatewayTimeout:/);
+        await vscode.commands.executeCommand('workbench.action.files.revert');
+        await closeAllEditors();
+        fs.rmSync(fixtureUri('payments/refund.py').fsPath);
       });
     });
 
@@ -394,6 +461,100 @@ export function run(): Promise<void> {
       });
     });
 
+    describe('on a problem (what Error Lens users expect)', () => {
+      const config = () => vscode.workspace.getConfiguration('errorExplainer');
+      afterEach(async () => {
+        for (const key of ['records.exclude', 'diagnostics.severityOverrides', 'diagnostics.inlineMessage']) {
+          await config().update(key, undefined, vscode.ConfigurationTarget.Global);
+        }
+      });
+
+      it('copy, search, lower the severity, ignore: quick fixes whose commands change the settings the server honours', async () => {
+        const doc = (await openFixture('logs/app.log')).document;
+        const diag = await poll('the receive_count problem', () => diagnosticsOf(doc.uri).find((d) => d.message.startsWith('Inconsistent receive_count')));
+        const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, diag.range, 'quickfix');
+        const titles = actions.map((a) => a.title);
+        for (const t of ['Copy error message', 'Search the web for this error', 'Show BadRequestError problems as warnings']) assert.ok(titles.includes(t), titles.join(' | '));
+        const by = (prefix: string) => actions.find((a) => a.title.startsWith(prefix))!.command!;
+        // copy
+        const copy = by('Copy error message');
+        assert.equal(await vscode.commands.executeCommand(copy.command, ...(copy.arguments ?? [])), diag.message);
+        assert.equal(await vscode.env.clipboard.readText(), diag.message);
+        // lower the severity: the user settings get the override, the problem turns into a warning
+        const lower = by('Show BadRequestError problems as warnings');
+        await vscode.commands.executeCommand(lower.command, ...(lower.arguments ?? []));
+        assert.deepEqual(config().inspect('diagnostics.severityOverrides')?.globalValue, { 'inconsistent-receive-count-for-req-id-req-id-re': 'warning' });
+        await poll('the problem shown as a warning', () =>
+          diagnosticsOf(doc.uri).some((d) => d.message === diag.message && d.severity === vscode.DiagnosticSeverity.Warning),
+        );
+        // ignore: the record's problems and hovers go away
+        const ignore = by('Ignore BadRequestError');
+        await vscode.commands.executeCommand(ignore.command, ...(ignore.arguments ?? []));
+        assert.deepEqual(config().inspect('records.exclude')?.globalValue, ['inconsistent-receive-count-for-req-id-req-id-re']);
+        await poll('the ignored record gone from Problems', () => !diagnosticsOf(doc.uri).some((d) => d.message === diag.message) && diagnosticsOf(doc.uri).length === 2);
+        assert.equal(await hoverText(doc.uri, posOf(doc, 'Inconsistent receive_count', 4)), '');
+        const a = await api();
+        assert.ok(a.messages().some((m) => m.key === 'record-ignored' && m.text.includes('BadRequestError')));
+      });
+
+      it('errorExplainer.diagnostics.inlineMessage shows each problem at the end of its line', async () => {
+        const a = await api();
+        const doc = (await openFixture('logs/app.log')).document;
+        await poll('three problems', () => diagnosticsOf(doc.uri).length === 3);
+        assert.deepEqual(a.inlineMessages(doc.uri.toString()), [], 'off by default');
+        await config().update('diagnostics.inlineMessage', true, vscode.ConfigurationTarget.Global);
+        const shown = await poll('end-of-line messages', () => (a.inlineMessages(doc.uri.toString()).length === 3 ? a.inlineMessages(doc.uri.toString()) : undefined));
+        assert.deepEqual(
+          shown.map((m) => [doc.lineAt(m.line).text.includes(m.text), m.severity]),
+          [[true, 'error'], [true, 'error'], [true, 'error']],
+        );
+        await config().update('diagnostics.inlineMessage', false, vscode.ConfigurationTarget.Global);
+        await poll('messages removed', () => a.inlineMessages(doc.uri.toString()).length === 0);
+      });
+
+      it('a task running `error-explainer scan` with the $error-explainer problem matcher fills the Problems panel', async () => {
+        const ext = vscode.extensions.getExtension(EXTENSION_ID)!;
+        const cli = path.join(ext.extensionPath, 'dist', 'cli.js');
+        const log = fixtureUri('logs/task-output.txt');
+        fs.copyFileSync(fixtureUri('logs/app.log').fsPath, log.fsPath); // not a log file for the server: only the task reports it
+        const folder = vscode.workspace.workspaceFolders![0]!;
+        const task = new vscode.Task(
+          { type: 'process' },
+          folder,
+          'scan',
+          'error-explainer',
+          // the workspace's own records too, as a tasks.json would pass them (the CLI reads only
+          // what it is given); the log by its absolute path, as `${file}` gives it
+          new vscode.ProcessExecution(process.execPath, [cli, 'scan', '--records', '.error-records', log.fsPath], { cwd: folder.uri.fsPath }),
+          ['$error-explainer'],
+        );
+        const done = new Promise<number | undefined>((resolve) => {
+          const sub = vscode.tasks.onDidEndTaskProcess((e) => {
+            if (e.execution.task.name === 'scan') {
+              sub.dispose();
+              resolve(e.exitCode);
+            }
+          });
+        });
+        await vscode.tasks.executeTask(task);
+        assert.equal(await done, 0, 'the scan ran');
+        const problems = await poll('three problems from the task', () => {
+          const d = vscode.languages.getDiagnostics(log).filter((x) => x.source === 'error-explainer scan');
+          if (d.length === 3) return d;
+          throw new Error(JSON.stringify(d.map((x) => x.message))); // shown when the poll times out
+        });
+        const doc = await vscode.workspace.openTextDocument(log);
+        assert.deepEqual(
+          problems.map((d) => [d.range.start.line, d.range.start.character, d.message, typeof d.code === 'object' ? d.code.value : d.code, d.severity]),
+          [
+            [posOf(doc, 'encode metadata').line, posOf(doc, 'encode metadata').character, 'encode metadata not ready', 'MMError', vscode.DiagnosticSeverity.Error],
+            [posOf(doc, 'Inconsistent').line, posOf(doc, 'Inconsistent').character, 'Inconsistent receive_count for req_id=req-42: registered 2, got 3', 'BadRequestError', vscode.DiagnosticSeverity.Error],
+            [posOf(doc, 'gateway stripe-eu').line, posOf(doc, 'gateway stripe-eu').character, 'gateway stripe-eu did not answer within 30s', 'PaymentGatewayTimeout', vscode.DiagnosticSeverity.Error],
+          ],
+        );
+      });
+    });
+
     describe('hot reload', () => {
       it('a record file written into .error-records/ takes effect without a restart', async () => {
         const doc = (await openFixture('logs/app.log')).document;
@@ -410,7 +571,7 @@ export function run(): Promise<void> {
         fs.writeFileSync(fixtureUri('.error-records/hot.json').fsPath, JSON.stringify([record], null, 2));
         const md = await poll('the new record in the hover', () => hoverText(doc.uri, pos), 60000, 250);
         assert.ok(plain(md).includes('The shard was switched to read-only after its disk filled up.'), md);
-        assert.match(plain(md), /\| shard \| s-07 \|/);
+        assert.match(plain(md), /shard = `s-07`/);
         await poll('a diagnostic for the new record', () =>
           diagnosticsOf(doc.uri).some((d) => doc.lineAt(d.range.start.line).text.includes('cache shard s-07')),
         );

@@ -1,6 +1,7 @@
 // Restricted Mode in a real VS Code (workspace trust enabled, folder not trusted): workspace records
-// (.error-records/) and workspace values of errorExplainer.records.paths are not loaded; bundled
-// records still explain errors; the status item says so.
+// (.error-records/) and workspace values of errorExplainer.records.paths and .dataset.* are not used,
+// workspace errorExplainer.logFiles globs do not apply; bundled records still explain errors; the
+// status item says so.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -20,12 +21,18 @@ export function run(): Promise<void> {
       assert.deepEqual(JSON.parse(settings)['errorExplainer.records.paths'], ['more-records/extra.json']);
     });
 
-    it('withholds the workspace values that say what is fetched and from where (dataset url and repositories)', () => {
-      const c = vscode.workspace.getConfiguration('errorExplainer');
-      assert.equal(c.get<string>('dataset.url'), 'https://errors.standardbeagle.com');
-      assert.deepEqual(c.get<string[]>('dataset.repos'), []);
+    it('the workspace does not choose the dataset URL or repositories: VS Code withholds them, and the server uses the one the user opted in for', async () => {
       const settings = JSON.parse(fs.readFileSync(path.join(workspaceRoot().fsPath, '.vscode', 'settings.json'), 'utf8'));
-      assert.equal(settings['errorExplainer.dataset.url'], 'https://mirror.example.invalid');
+      assert.equal(settings['errorExplainer.dataset.url'], 'https://dataset.invalid');
+      const cfg = vscode.workspace.getConfiguration('errorExplainer');
+      assert.equal(cfg.get<string>('dataset.url'), 'https://errors.standardbeagle.com');
+      assert.equal(cfg.get<number>('dataset.refreshHours'), 24);
+      // nor which repositories of it are matched (the fixture asks for all: "*")
+      assert.deepEqual(settings['errorExplainer.dataset.repos'], ['*']);
+      assert.deepEqual(cfg.get<string[]>('dataset.repos'), []);
+      const st = (await vscode.commands.executeCommand('errorExplainer.datasetStatus')) as { url: string; optedIn: boolean };
+      assert.equal(st.url, 'https://errors.standardbeagle.com');
+      assert.equal(st.optedIn, false);
     });
 
     it('loads only the bundled records and says so', async () => {
@@ -36,6 +43,18 @@ export function run(): Promise<void> {
       assert.deepEqual([...new Set(status.sources.map((s) => s.origin))], ['bundled']);
       assert.equal(status.records, 3);
       await poll('the restricted status item', () => a.statusText().records.includes('(restricted)'));
+    });
+
+    it('workspace logFiles globs are withheld too: a *.txt file the workspace calls a log gets no hover', async () => {
+      const globs = vscode.workspace.getConfiguration('errorExplainer').get<string[]>('logFiles');
+      assert.deepEqual(globs, ['**/*.log', '**/*.log.[0-9]*', '**/*.out', '**/*.err']);
+      const settings = JSON.parse(fs.readFileSync(path.join(workspaceRoot().fsPath, '.vscode', 'settings.json'), 'utf8'));
+      assert.ok(settings['errorExplainer.logFiles'].includes('**/*.txt'));
+      // the server answers for the log (same text), so the .txt file's empty hover is a real "no"
+      const log = (await openFixture('logs/app.log')).document;
+      await poll('a hover in the log', () => hoverText(log.uri, posOf(log, 'encode metadata', 3)));
+      const txt = (await openFixture('notes/app.txt')).document;
+      assert.equal(await hoverText(txt.uri, posOf(txt, 'encode metadata', 3)), '');
     });
 
     it('hovers explain bundled errors but not the workspace ones', async () => {

@@ -94,7 +94,51 @@ async function main() {
     console.log(`hover text:\n${text.split('\n').slice(0, 30).map((l) => `  | ${l}`).join('\n')}`);
     const missing = EXPECT.filter((e) => !text.includes(e));
     if (missing.length) throw new TestFailure(`the hover lacks: ${missing.join(' / ')}`);
+    // A glance: the whole hover (the problem's message, our part, the link's row, the status bar)
+    // fits the hover box without scrolling, and the action links sit on the line under our title.
+    const layout = await hover.evaluate((el) => {
+      const box = el.getBoundingClientRect();
+      const content = el.querySelector('.monaco-hover-content') || el;
+      const scrollable = el.querySelector('.monaco-scrollable-element') || el;
+      const link = [...el.querySelectorAll('a')].find((a) => (a.textContent || '').trim() === 'Open full explanation');
+      const linkBox = link ? link.getBoundingClientRect() : null;
+      const title = [...el.querySelectorAll('.rendered-markdown strong')].find((b) => (b.textContent || '').trim() === 'BadRequestError');
+      const titleBox = title ? title.getBoundingClientRect() : null;
+      return {
+        boxHeight: Math.round(box.height),
+        visibleHeight: Math.round(scrollable.clientHeight),
+        contentHeight: Math.round(content.scrollHeight),
+        linkTop: linkBox ? Math.round(linkBox.top - box.top) : null,
+        titleTop: titleBox ? Math.round(titleBox.top - box.top) : null,
+        titleHeight: titleBox ? Math.round(titleBox.height) : null,
+        rows: [...el.querySelectorAll('.hover-row, .hover-row-contents, .markdown-hover p, .markdown-hover pre, .hover-contents > *')].map((r) => `${Math.round(r.getBoundingClientRect().height)}px ${r.className || r.tagName}: ${(r.textContent || '').slice(0, 40)}`),
+      };
+    });
+    for (const r of layout.rows) console.log(`  row ${r}`);
+    console.log(`hover layout: box ${layout.boxHeight} px, content ${layout.contentHeight} px in ${layout.visibleHeight} px visible, title at ${layout.titleTop} px, "Open full explanation" at ${layout.linkTop} px from the top`);
+    if (layout.contentHeight > layout.visibleHeight + 1) throw new TestFailure(`the hover scrolls: ${layout.contentHeight} px of content in ${layout.visibleHeight} px`);
+    if (layout.linkTop === null) throw new TestFailure('no "Open full explanation" link in the hover');
+    if (layout.titleTop === null) throw new TestFailure('no BadRequestError title in the hover');
+    const below = layout.linkTop - layout.titleTop;
+    if (below <= 0 || below > 1.5 * layout.titleHeight) {
+      throw new TestFailure(`the action links are ${below} px below the title (${layout.titleHeight} px high): want them on the next line`);
+    }
     console.log('PASS ui hover');
+
+    // The Problems panel lists the errors as the log shows them, with the record's class as the code.
+    await page.mouse.move(box.x, box.y + 300);
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+Shift+M');
+    const row = page.locator('.markers-panel .monaco-list-row', { hasText: 'Inconsistent receive_count for req_id=req-42: registered 2, got 3' }).first();
+    await row.waitFor();
+    const rowText = (await row.innerText()).replace(/\s+/g, ' ');
+    console.log(`problems row: ${rowText}`);
+    if (!rowText.includes('BadRequestError')) throw new TestFailure(`the problem's code is not the record's class: ${rowText}`);
+    if (/[{}]/.test(rowText)) throw new TestFailure(`the problem reads as a template: ${rowText}`);
+    const rows = await page.locator('.markers-panel .monaco-list-row').allInnerTexts();
+    if (rows.some((r) => /-req-id-|\{req_id\}/.test(r))) throw new TestFailure(`a slug or template in Problems: ${rows.join(' | ')}`);
+    console.log('PASS ui problems');
+    await page.keyboard.press('Control+Shift+M');
 
     // Search like a person: command palette, the command's title, then type a query into the
     // extension's QuickPick, wait for the server's hits, Enter opens the record view.

@@ -34,7 +34,7 @@ describe('language server over stdio: the ErrLookup dataset next to the user rec
     const ids = (items: Diagnostic[] | undefined) => (items ?? []).map((d) => (d.data as { id?: string } | undefined)?.id);
 
     // before the sync: user (bundled) records only
-    assert.ok(JSON.stringify(await hoverAt('no staged')).includes('no staged embedding'));
+    assert.ok(JSON.stringify(await hoverAt('no staged')).includes(BUNDLED_ID), 'the glance of the bundled record (its id is in the action links)');
     assert.equal(await hoverAt('Request failed'), null);
 
     const sync = await c.request<{ status: string }>('errorExplainer/datasetSync', { force: true });
@@ -44,10 +44,13 @@ describe('language server over stdio: the ErrLookup dataset next to the user rec
     // the rows build in the background; the hover shows the dataset record once they match
     const hover = await waitFor('a hover on the dataset line', async () => {
       const h = await hoverAt('Request failed');
-      return h && JSON.stringify(h).includes('Request failed with status code') ? h : undefined;
+      return h && JSON.stringify(h).includes(AXIOS_ID) ? h : undefined;
     });
-    assert.ok(JSON.stringify(hover).includes('502'));
-    assert.ok(JSON.stringify(await hoverAt('no staged')).includes('no staged embedding'), 'the bundled record still matches');
+    const glance = (hover.contents as { value: string }).value;
+    assert.ok(glance.includes('axios/axios'), glance);
+    assert.ok(glance.includes('`502`'), 'the captured status');
+    assert.ok(!glance.includes('skeleton'), 'a dataset row is no skeleton: its full record loads when opened');
+    assert.ok(JSON.stringify(await hoverAt('no staged')).includes(BUNDLED_ID), 'the bundled record still matches');
     // the status says the dataset is no longer building (it said so until its rows matched)
     const after = await c.request<{ sources: { origin: string; building?: boolean }[] }>('errorExplainer/status');
     assert.equal(after.sources.find((s) => s.origin === 'dataset')?.building, false);
@@ -69,7 +72,7 @@ describe('language server over stdio: the ErrLookup dataset next to the user rec
     settings.dataset.repos = [];
     await c.conn.sendNotification('workspace/didChangeConfiguration', { settings: null });
     await waitFor('the dataset row no longer hovers', async () => ((await hoverAt('Request failed')) === null ? true : undefined));
-    assert.ok(JSON.stringify(await hoverAt('no staged')).includes('no staged embedding'));
+    assert.ok(JSON.stringify(await hoverAt('no staged')).includes(BUNDLED_ID));
     assert.equal(c.stderr.includes('Error'), false, c.stderr);
   });
 });

@@ -64,15 +64,26 @@ describe('language server over stdio: features', function () {
     assert.ok(h, 'hover expected');
     const md = h.contents as { kind: string; value: string };
     assert.equal(md.kind, 'markdown');
-    assert.match(md.value, /MMError/);
-    assert.ok(md.value.includes('| req-7f3a9 |'), 'capture value of req_id from this line');
+    // a one-line title naming the raise site: the fixture's runtime.py (moved 3 lines), linked
+    const title = md.value.split('  \n')[0]!;
+    assert.equal(
+      title,
+      `**MMError** · HTTP 500 · error · sgl-project/sglang · raised at [\`…/encoder/runtime.py:${sendRaiseLine + 1}\`](${c.uri(RUNTIME)}#L${sendRaiseLine + 1})`,
+    );
+    assert.ok(md.value.includes('req\\_id = `req-7f3a9`'), 'capture value of req_id from this line');
     assert.ok(md.value.includes('command:errorExplainer.insertSnippet?'));
     assert.ok(md.value.includes('command:errorExplainer.openRecord?'));
+    // the action links right under the title, before the explanation
+    const blocks = md.value.split('\n\n');
+    assert.match(blocks[0]!.split('  \n')[1]!, /^\[Insert try\/catch\]\(command:errorExplainer\.insertSnippet\?.* · \[Go to raise site\]\(command:errorExplainer\.goToRaiseSite\?/);
+    assert.ok(blocks[1]!.startsWith("The decoder called the encoder's /send endpoint"), blocks[1]);
+    // a likely match (a specific message on an ERROR line) spends no line on its confidence
+    assert.ok(!/match \\\(/.test(md.value), md.value);
+    // the diagnostic shows the error; the glance does not repeat it
+    assert.ok(!md.value.includes('no staged embedding for /send req\\_id=req-7f3a9'));
     const start = positionOf(logText, 'no staged embedding');
     const end = positionOf(logText, '(already released)', '(already released)'.length);
     assert.deepEqual(tuple(h.range!), [start.line, start.character, end.line, end.character]);
-    // Local raise site (the fixture's runtime.py, moved 3 lines) is the hover's raise-site link.
-    assert.ok(md.value.includes(`runtime.py#L${sendRaiseLine + 1}`));
 
     const none = await c.request<Hover | null>('textDocument/hover', {
       textDocument: { uri: logUri },
@@ -109,18 +120,18 @@ describe('language server over stdio: features', function () {
     assert.deepEqual(tuple(send.range), [start.line, start.character, start.line, start.character + 'no staged embedding for /send req_id=req-7f3a9 (already released)'.length]);
     assert.equal(send.severity, 1);
     assert.equal(send.source, 'Error Explainer');
-    assert.equal(send.code, 'no-staged-embedding-for-send-req-id-req-id-alr');
+    assert.equal(send.code, 'MMError', 'the class, not a cut-off slug');
     assert.match(send.codeDescription!.href, /^https:\/\/github\.com\/sgl-project\/sglang\/blob\//);
-    assert.equal(
-      send.message,
-      "MMError: The decoder called the encoder's /send endpoint for a req_id whose staged embedding has already been released, so enc.send(...) returned False.",
-    );
+    assert.equal(send.message, 'no staged embedding for /send req_id=req-7f3a9 (already released)', 'the error as logged, captures filled in');
+    assert.equal(items[2]!.message, 'Inconsistent receive_count for req_id=req-88: registered 2, got 4');
+    assert.equal(items[2]!.code, 'BadRequestError');
     assert.equal(send.relatedInformation?.[0]?.location.uri, c.uri(RUNTIME));
     assert.equal(send.relatedInformation?.[0]?.location.range.start.line, sendRaiseLine);
     assert.equal(items[2]!.relatedInformation, undefined, 'server.py is not in the workspace');
     const team = items[3]!;
     assert.equal(team.severity, 2, 'warning');
-    assert.equal(team.code, 'payment-gateway-timeout');
+    assert.equal(team.code, 'GatewayTimeout');
+    assert.equal(team.message, 'payment gateway stripe timed out after 30s');
     assert.equal(team.codeDescription, undefined, 'no githubUrl');
 
     const again = await c.pull(logUri, r.resultId);
@@ -199,13 +210,24 @@ describe('language server over stdio: features', function () {
       context: { diagnostics: [diag] },
     });
     assert.deepEqual(
-      actions.map((a) => [a.title, a.command?.command, a.command?.arguments?.[0]?.id]),
+      actions.map((a) => [a.title, a.kind, a.command?.command]),
       [
-        ['Explain MMError: no staged embedding for /send req_id={req_id} (already released)', 'errorExplainer.openRecord', ID_SEND],
-        ['Insert handling snippet…', 'errorExplainer.insertSnippet', ID_SEND],
+        ['Explain MMError: no staged embedding for /send req_id={req_id} (already released)', 'quickfix', 'errorExplainer.openRecord'],
+        ['Insert handling snippet…', 'quickfix', 'errorExplainer.insertSnippet'],
+        ['Copy error message', 'quickfix', 'errorExplainer.copyMessage'],
+        ['Search the web for this error', 'quickfix', 'errorExplainer.searchOnline'],
+        ['Show MMError problems as warnings', 'quickfix', 'errorExplainer.setRecordSeverity'],
+        ['Ignore MMError: no staged embedding for /send req_id={req_id} (already released)', 'quickfix', 'errorExplainer.ignoreRecord'],
       ],
     );
-    assert.deepEqual(actions[0]!.command!.arguments![0].captures, [{ name: 'req_id', value: 'req-7f3a9' }]);
+    const args = actions.map((a) => a.command!.arguments![0]);
+    assert.deepEqual(args[0].captures, [{ name: 'req_id', value: 'req-7f3a9' }]);
+    assert.equal(args[1].id, ID_SEND);
+    assert.deepEqual(args[2], { text: diag.message });
+    assert.deepEqual(args[3], { query: diag.message });
+    assert.deepEqual(args[4], { id: ID_SEND, slug: 'no-staged-embedding-for-send-req-id-req-id-alr', severity: 'warning' });
+    assert.deepEqual(args[5], { id: ID_SEND, slug: 'no-staged-embedding-for-send-req-id-req-id-alr', label: 'MMError: no staged embedding for /send req_id={req_id} (already released)' });
+    for (const a of actions) assert.deepEqual(a.diagnostics, [diag]);
   });
 
   it('inserts validation above the line that raises the record\'s message (exact text)', async () => {
@@ -228,7 +250,7 @@ describe('language server over stdio: features', function () {
       {
         range: { start: { line, character: 0 }, end: { line, character: 0 } },
         newText:
-          '    # error-explainer: encode-metadata-not-ready (sgl-project/sglang, raised at python/sglang/srt/disaggregation/encoder/runtime.py:1280)\n' +
+          '    # error-explainer: encode-metadata-not-ready\n' +
           '    if not meta_registry.has(req_id):\n' +
           '        await asyncio.sleep(backoff)  # allow publication to land before waiting\n',
       },
@@ -252,7 +274,7 @@ describe('language server over stdio: features', function () {
     });
     assert.equal(
       actions[0]!.edit!.changes![uri]![0]!.newText,
-      '    # error-explainer: encode-metadata-not-ready (sgl-project/sglang, raised at python/sglang/srt/disaggregation/encoder/runtime.py:1280)\n' +
+      '    # error-explainer: encode-metadata-not-ready\n' +
         '    if not meta_registry.has(req_id):\n' +
         '      await asyncio.sleep(backoff)  # allow publication to land before waiting\n',
     );
@@ -275,7 +297,7 @@ describe('language server over stdio: features', function () {
       {
         range: { start: { line, character: 0 }, end: { line, character: lineText.length } },
         newText:
-          '        # error-explainer: no-staged-embedding-for-send-req-id-req-id-alr (sgl-project/sglang, raised at python/sglang/srt/disaggregation/encoder/runtime.py:1295)\n' +
+          '        # error-explainer: no-staged-embedding-for-send-req-id-req\n' +
           '        try:\n' +
           '            await encoder.send(req_id)\n' +
           '        except MMError as e:\n' +
@@ -293,7 +315,10 @@ describe('language server over stdio: features', function () {
     const uri = await c.open(RUNTIME, 'python', text);
     const h = await c.request<Hover | null>('textDocument/hover', { textDocument: { uri }, position: { line: sendRaiseLine, character: 20 } });
     assert.ok(h);
-    assert.match((h.contents as { value: string }).value, /no staged embedding/);
+    const glance = (h.contents as { value: string }).value;
+    assert.match(glance, /^\*\*MMError\*\* · HTTP 500 · error · sgl-project\/sglang · raised at \[`…\/encoder\/runtime\.py:\d+`\]\([^)]+\) {2}\n\[Insert try\/catch\]/);
+    assert.ok(glance.includes('The decoder called the encoder'));
+    assert.ok(!glance.includes('Go to raise site'), 'already at the raise site');
     assert.equal(h.range!.start.line, sendRaiseLine);
     const far = await c.request<Hover | null>('textDocument/hover', { textDocument: { uri }, position: { line: 10, character: 0 } });
     assert.equal(far, null);
@@ -312,6 +337,7 @@ describe('language server over stdio: features', function () {
     });
     assert.equal(rec.record.id, ID_SEND);
     assert.ok(rec.markdown.includes('| r-1 |'));
+    assert.ok(rec.markdown.includes('#### Why it happens'), 'the record view is the full record');
     assert.deepEqual(rec.raiseSite, { uri: c.uri(RUNTIME), line: sendRaiseLine });
     const remote = await c.request<{ raiseSite: unknown }>('errorExplainer/record', { id: ID_COUNT });
     assert.match((remote.raiseSite as { url: string }).url, /^https:\/\/github\.com\//);
@@ -333,7 +359,7 @@ describe('language server over stdio: features', function () {
     ]);
 
     const snippetLine = lineOf(c.text('app.py'), 'raise MMError');
-    const snip = await c.request<{ text: string; line: number }>('errorExplainer/snippet', {
+    const snip = await c.request<{ text: string; line: number; snippet: string }>('errorExplainer/snippet', {
       id: ID_SEND,
       kind: 'validation',
       uri: c.uri('app.py'),
@@ -342,10 +368,36 @@ describe('language server over stdio: features', function () {
     assert.deepEqual(snip, {
       line: snippetLine,
       text:
-        '    # error-explainer: no-staged-embedding-for-send-req-id-req-id-alr (sgl-project/sglang, raised at python/sglang/srt/disaggregation/encoder/runtime.py:1295)\n' +
+        '    # error-explainer: no-staged-embedding-for-send-req-id-req\n' +
         '    if encoder_client.already_sent(req_id):\n' +
         '        skip_send(req_id)  # idempotency check before /send\n',
+      // names app.py does not know are tab stops; req_id is its own
+      snippet:
+        '    # error-explainer: no-staged-embedding-for-send-req-id-req\n' +
+        '    if ${1:encoder_client}.already_sent(req_id):\n' +
+        '        ${2:skip_send}(req_id)  # idempotency check before /send\n',
     });
+    // a try/catch without a selection surrounds the statement at the line (the `if` and its block)
+    const around = await c.request<{ text: string; line: number; replace?: { start: number; end: number }; snippet: string }>('errorExplainer/snippet', {
+      id: ID_SEND,
+      kind: 'tryCatch',
+      uri: c.uri('app.py'),
+      line: lineOf(c.text('app.py'), 'if req_id:'),
+    });
+    const ifLine = lineOf(c.text('app.py'), 'if req_id:');
+    assert.deepEqual(around.replace, { start: ifLine, end: ifLine + 1 });
+    assert.equal(
+      around.text,
+      '    # error-explainer: no-staged-embedding-for-send-req-id-req\n' +
+        '    try:\n' +
+        '        if req_id:\n' +
+        '            await encoder.send(req_id)\n' +
+        '    except MMError as e:\n' +
+        "        if 'already released' in str(e):\n" +
+        '            treat_as_duplicate(req_id); return  # not fatal for this rank\n' +
+        '        raise',
+    );
+    assert.ok(around.snippet.includes('${1:treat_as_duplicate}(req_id)'), around.snippet);
     assert.equal(await c.request('errorExplainer/snippet', { id: ID_SEND, kind: 'typeGuard', uri: c.uri('app.py'), line: 0 }), null);
 
     const status = await c.request<{ records: number; problems: number; workspaceTrusted: boolean; timings: { loadMs: number } }>('errorExplainer/status');
@@ -373,6 +425,26 @@ describe('language server over stdio: features', function () {
     });
     assert.equal(actions[0]!.title, 'Insert validation for BadRequestError: Inconsistent receive_count for req_id={req_id}: registered {registered_count},…');
     assert.ok(actions.length <= 10, 'at most 5 records, 2 actions each');
+    // not related to this line: refactor actions on demand, never for the light bulb
+    assert.ok(actions.every((a) => a.kind === 'refactor.errorExplainer'), actions.map((a) => a.kind).join());
+    const auto = await c.request<CodeAction[]>('textDocument/codeAction', {
+      textDocument: { uri },
+      range: { start: { line: 1, character: 4 }, end: { line: 1, character: 4 } },
+      context: { diagnostics: [], triggerKind: 2 },
+    });
+    assert.deepEqual(auto, [], 'the automatic (light bulb) request gets nothing on an unrelated line');
+    const refactor = await c.request<CodeAction[]>('textDocument/codeAction', {
+      textDocument: { uri },
+      range: { start: { line: 1, character: 4 }, end: { line: 1, character: 4 } },
+      context: { diagnostics: [], triggerKind: 2, only: ['refactor'] },
+    });
+    assert.equal(refactor.length, actions.length, 'asked for refactorings: offered');
+    const quick = await c.request<CodeAction[]>('textDocument/codeAction', {
+      textDocument: { uri },
+      range: { start: { line: 1, character: 4 }, end: { line: 1, character: 4 } },
+      context: { diagnostics: [], only: ['quickfix'] },
+    });
+    assert.deepEqual(quick, []);
   });
 
   it('leaves stderr free of errors', () => {

@@ -93,7 +93,11 @@ describe('language server over stdio: trust (hostile records and log text stay d
       assert.ok(Array.isArray(args) && args.length === 1, `${where}: args of ${href}`);
       const a = args[0] as Record<string, unknown>;
       assert.ok(Object.values(IDS).includes(a['id'] as string), `${where}: command for an unknown record: ${href}`);
-      for (const k of Object.keys(a)) assert.ok(['id', 'kind', 'captures', 'matchedText'].includes(k), `${where}: argument ${k}`);
+      for (const k of Object.keys(a)) assert.ok(['id', 'kind', 'captures', 'matchedText', 'near'].includes(k), `${where}: argument ${k}`);
+      if (a['near'] !== undefined) {
+        const near = a['near'] as { uri: unknown; line: unknown };
+        assert.ok(typeof near.uri === 'string' && near.uri.startsWith(wsUri()) && Number.isInteger(near.line), `${where}: near ${JSON.stringify(near)}`);
+      }
       return;
     }
     if (href.startsWith('https://')) {

@@ -89,9 +89,10 @@ describe('web build server (dist/web/server.js in a worker-like context)', funct
     assert.match(value, /MMError/);
     // the one difference: with no file system, the raise site is the record's pinned GitHub link,
     // not the workspace file the desktop server found
-    const raisedAt = /\*\*Raised at\*\*\n\n([^\n]*)\n/;
-    assert.match(raisedAt.exec(value)![1]!, /^\[`[^`]+`\]\(https:\/\/github\.com\//);
-    assert.match(raisedAt.exec(await hoverText(desktop))![1]!, /\(file:\/\//);
+    // (the glance's title: "… · raised at [`…/encoder/runtime.py:1280`](<link>)")
+    const raisedAt = / · raised at \[`[^`]+`\]\(([^)\s]+)\)/;
+    assert.match(raisedAt.exec(value)![1]!, /^https:\/\/github\.com\//);
+    assert.match(raisedAt.exec(await hoverText(desktop))![1]!, /^file:\/\//);
     assert.equal(value.replace(raisedAt, ''), (await hoverText(desktop)).replace(raisedAt, ''));
     assert.ok(w.some((x) => x.range.start.line === lineOf(text, 'quota of acme')), 'the partial workspace record matches');
   });

@@ -2,14 +2,15 @@
 // streaming a large file) plus in-process runs of main() and the line splitter.
 import * as assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { MAX_LINE, forEachLine } from '../../server/src/core/lineScan';
 import { main } from '../../server/src/cli/main';
-import { artifactUri } from '../../server/src/cli/reporters';
+import { artifactUri, problemPath } from '../../server/src/cli/reporters';
 import { splitLines } from '../../server/src/core/catalog';
+import { stripAnsi } from '../../server/src/core/text';
 
 const ROOT = path.resolve(__dirname, '../..');
 const CLI = path.join(ROOT, 'dist/cli.js');
@@ -19,6 +20,14 @@ const SAMPLE_LINES = splitLines(SAMPLE_TEXT.replace(/\r?\n$/, ''));
 const SENT = '063d2eac5107dda5';
 const META = '12c38bb1afed0ec1';
 const COUNT = 'a5259f8458270c81';
+
+function readdirSafe(dir: string): boolean {
+  try {
+    return readdirSync(dir).length > 0;
+  } catch {
+    return false;
+  }
+}
 
 interface Run {
   code: number | null;
@@ -107,7 +116,11 @@ describe('cli', function () {
       assert.equal(rows.length, EXPECTED.length);
       rows.forEach((row, i) => {
         const e = EXPECTED[i]!;
-        assert.deepEqual(Object.keys(row), ['file', 'line', 'column', 'endColumn', 'id', 'slug', 'repo', 'errorCode', 'severity', 'text', 'captures']);
+        assert.deepEqual(Object.keys(row), ['file', 'line', 'column', 'endColumn', 'id', 'slug', 'repo', 'errorCode', 'severity', 'text', 'captures', 'confidence']);
+        const conf = row['confidence'] as { score: number; label: string; reasons: string[] };
+        assert.ok(conf.score >= 0 && conf.score <= 1, String(conf.score));
+        assert.ok(['likely', 'possible', 'unlikely'].includes(conf.label));
+        assert.ok(conf.reasons.length > 0 && conf.reasons.every((x) => typeof x === 'string'));
         assert.equal(row['file'], SAMPLE);
         assert.equal(row['line'], e.line);
         assert.equal(row['column'], e.column, `column of ${e.needle}`);
@@ -136,23 +149,110 @@ describe('cli', function () {
       assert.equal(row.endColumn, line.length + 1);
     });
 
-    it('text: file:line:col severity slug: first sentence, then captures, then explanations', () => {
+    it('text: file:line:col: severity: message [code] (the error as logged), then captures, then explanations', () => {
       const r = cli(['scan', SAMPLE]);
       assert.equal(r.code, 0, r.stderr);
       const lines = r.stdout.split('\n');
       const e0 = EXPECTED[0]!;
-      const first = `${SAMPLE}:${e0.line}:${e0.column} error no-staged-embedding-for-send-req-id-req-id-alr: The decoder called the encoder's /send endpoint for a req_id whose staged embedding has already been released, so enc.send(...) returned False.`;
-      assert.equal(lines[0], first);
+      assert.equal(lines[0], `${SAMPLE}:${e0.line}:${e0.column}: error: no staged embedding for /send req_id=7d1c0a52 (already released) [MMError]`);
       assert.equal(lines[1], '    req_id = "7d1c0a52"');
-      for (const e of EXPECTED) assert.ok(r.stdout.includes(`${SAMPLE}:${e.line}:${e.column} error `), `${e.line}:${e.column}`);
+      for (const e of EXPECTED) assert.ok(r.stdout.includes(`${SAMPLE}:${e.line}:${e.column}: error: ${e.needle} [`), `${e.line}:${e.column}`);
       assert.match(r.stdout, /^5 matches of 3 records in 30 lines\. Explanations:$/m);
-      // one explanation per distinct record, with its solutions
-      assert.equal(r.stdout.match(/^#### /gm)?.length, 3);
-      assert.ok(r.stdout.includes('Make the decoder send exactly once per req_id'));
-      assert.ok(!/\u001b/.test(r.stdout.split('Explanations:')[1]!), 'no escape sequences in explanations');
+      const explanations = r.stdout.split('Explanations:')[1]!;
+      // one explanation per distinct record, rendered for a terminal: no Markdown left
+      assert.equal(explanations.match(/^ {2}(MMError|BadRequestError) · HTTP \d+ · error · sgl-project\/sglang$/gm)?.length, 3);
+      assert.ok(explanations.includes('Make the decoder send exactly once per req_id'));
+      assert.match(explanations, /^ {4}1\. Make the decoder send exactly once per req_id/m, 'numbered solutions, indented');
+      assert.match(explanations, /^ {6}try:$/m, 'code indented, not fenced');
+      for (const md of ['####', '**Why it happens**', '**Raised at**', '```', '\\_', '](']) assert.ok(!explanations.includes(md), `raw Markdown ${md}`);
+      assert.ok(!/\u001b/.test(r.stdout), 'no escape sequences when stdout is not a terminal');
+      // prose is wrapped to 80 columns (code, indented by 6, is never wrapped)
+      const prose = (l: string) => !l.startsWith('      ') && !/^\s+https:\/\//.test(l); // code (indented by 6) and URLs are never wrapped
+      for (const l of explanations.split('\n')) if (prose(l)) assert.ok(l.length <= 80, `wrapped to 80 columns: ${l}`);
       const quiet = cli(['scan', '--no-explain', SAMPLE]);
-      assert.ok(!quiet.stdout.includes('####'));
+      assert.ok(!quiet.stdout.includes('Solutions'));
       assert.match(quiet.stdout, /5 matches of 3 records in 30 lines\n$/);
+    });
+
+    it('text colours by severity with --color=always or FORCE_COLOR; NO_COLOR and --color=never turn it off; COLUMNS sets the width', async () => {
+      const always = cli(['scan', '--color=always', SAMPLE]);
+      assert.ok(always.stdout.includes('\u001b[31merror\u001b[0m'), 'error in red');
+      assert.ok(always.stdout.includes('\u001b[1mMMError · HTTP 500 · error · sgl-project/sglang\u001b[0m'), 'titles bold');
+      const stripped = always.stdout.replace(/\u001b\[[0-9;]*m/g, '');
+      assert.equal(stripped, cli(['scan', SAMPLE]).stdout, 'colours only: the same text');
+      const env = (extra: Record<string, string>) => spawnSync(process.execPath, [CLI, 'scan', SAMPLE], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...extra } }).stdout;
+      assert.ok(env({ FORCE_COLOR: '1' }).includes('\u001b['));
+      assert.ok(!env({ FORCE_COLOR: '1', NO_COLOR: '1' }).includes('\u001b['), 'NO_COLOR wins over FORCE_COLOR');
+      assert.ok(!cli(['scan', '--color', 'never', SAMPLE]).stdout.includes('\u001b['));
+      assert.ok(cli(['scan', '--color', 'always', SAMPLE]).stdout.includes('\u001b['), '--color always beats a pipe');
+      const wide = env({ COLUMNS: '120' }).split('Explanations:')[1]!.split('\n');
+      const prose = wide.filter((l) => !l.startsWith('      ') && !/^\s+https:\/\//.test(l));
+      assert.ok(prose.some((l) => l.length > 80) && prose.every((l) => l.length <= 120), 'COLUMNS=120');
+      assertOneLineError(cli(['scan', '--color=sometimes', SAMPLE]), /unknown --color 'sometimes'/);
+    });
+
+    it('markdown: the same problem lines, explanations as raw Markdown', () => {
+      const r = cli(['scan', '--format', 'markdown', SAMPLE]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stdout.split('\n')[0], cli(['scan', SAMPLE]).stdout.split('\n')[0]);
+      assert.equal(r.stdout.match(/^#### (MMError|BadRequestError) · /gm)?.length, 3);
+      assert.ok(r.stdout.includes('```python\n'));
+    });
+
+    it("the $error-explainer problem matcher (package.json) reads every problem line and nothing else, coloured or not", async () => {
+      const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+      const matcher = pkg.contributes.problemMatchers.find((m: { name: string }) => m.name === 'error-explainer');
+      assert.ok(matcher, 'contributes.problemMatchers has error-explainer');
+      // relative to the task's cwd, never autoDetect (VS Code drops autoDetect problems still being looked up 100 ms after the exit)
+      assert.deepEqual(matcher.fileLocation, ['relative', '${cwd}']);
+      const p = matcher.pattern;
+      const re = new RegExp(p.regexp);
+      // real material: this machine's Python failures, scanned with records extracted from its library
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'ee-pm-'));
+      try {
+        const log = path.join(dir, 'py.log');
+        const py = (code: string) => spawnSync('python3', ['-c', code], { encoding: 'utf8' }).stderr ?? '';
+        writeFileSync(log, SAMPLE_TEXT + py('import json; json.loads("")') + py("import ipaddress; ipaddress.ip_address('999.1.1.1')"));
+        const args = ['scan', log];
+        const lib = '/usr/lib/python3.11';
+        if (readdirSafe(lib)) {
+          const recs = path.join(dir, 'cpython.json');
+          assert.equal(cli(['extract', lib, '--repo', 'python/cpython', '--out', recs]).code, 0);
+          args.splice(1, 0, '--records', recs);
+        }
+        const json = cli([...args.slice(0, 1), '--format', 'json', ...args.slice(1)]).stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+        assert.ok(json.length >= 5);
+        for (const colour of ['never', 'always']) {
+          // a task's terminal shows the text without escape sequences (xterm renders them): match that
+          const text = cli([...args, `--color=${colour}`]).stdout.replace(/\u001b\[[0-9;]*m/g, '');
+          const problems = text.split('\n').map((l) => re.exec(l)).filter((m): m is RegExpExecArray => m !== null);
+          assert.equal(problems.length, json.length, `${colour}: one problem per match`);
+          problems.forEach((m, i) => {
+            const j = json[i];
+            assert.equal(path.resolve(ROOT, m[p.file]!), log, 'the file, relative to the cwd (ROOT)');
+            assert.ok(!path.isAbsolute(m[p.file]!));
+            assert.equal(Number(m[p.line]), j.line);
+            assert.equal(Number(m[p.column]), j.column);
+            assert.equal(m[p.severity], j.severity);
+            assert.ok(!/[{}]/.test(m[p.message]!) || /[{}]/.test(j.text), `a message, not a template: ${m[p.message]}`);
+            assert.equal(m[p.message], stripAnsi(j.text).replace(/\s+/g, ' ').trim());
+            assert.ok(m[p.code] && m[p.code]!.length <= 40, `a short code: ${m[p.code]}`);
+          });
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('text problem lines name the file relative to the current directory (json keeps it as given)', () => {
+      assert.equal(problemPath('logs/a.log', '/w/p'), 'logs/a.log');
+      assert.equal(problemPath('/w/p/logs/a.log', '/w/p'), 'logs/a.log');
+      assert.equal(problemPath('/var/log/syslog', '/w/p'), '../../var/log/syslog');
+      assert.equal(problemPath('./x/../b.log', '/w/p/'), 'b.log');
+      assert.equal(problemPath('/w/p', '/w/p'), '/w/p', 'the directory itself has no relative name');
+      const abs = path.join(ROOT, SAMPLE);
+      assert.equal(cli(['scan', '--no-explain', abs]).stdout, cli(['scan', '--no-explain', SAMPLE]).stdout);
+      assert.equal(JSON.parse(cli(['scan', '--format', 'json', abs]).stdout.split('\n')[0]!).file, abs);
     });
 
     it('count: one JSON object at the end', () => {
@@ -192,13 +292,16 @@ describe('cli', function () {
         assert.ok(['error', 'warning', 'note', 'none'].includes((rule as unknown as { defaultConfiguration: { level: string } }).defaultConfiguration.level));
       }
       for (const res of run.results) {
-        allowed(res, ['ruleId', 'ruleIndex', 'level', 'message', 'locations', 'properties'], 'result');
+        allowed(res, ['ruleId', 'ruleIndex', 'level', 'message', 'locations', 'properties', 'rank'], 'result');
+        assert.ok(Number.isInteger(res.rank) && res.rank >= 0 && res.rank <= 100, `rank ${res.rank}`);
         allowed(res.locations[0], ['physicalLocation'], 'location');
         allowed(res.locations[0].physicalLocation, ['artifactLocation', 'region'], 'physicalLocation');
         allowed(res.locations[0].physicalLocation.region, ['startLine', 'startColumn', 'endColumn', 'snippet'], 'region');
       }
       assert.equal(run.results.length, EXPECTED.length);
+      const json = cli(['scan', '--format', 'json', SAMPLE]).stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as { confidence: { score: number } });
       run.results.forEach((res: any, i: number) => {
+        assert.equal(res.rank, Math.round(json[i]!.confidence.score * 100), 'rank = confidence × 100');
         const e = EXPECTED[i]!;
         assert.equal(res.ruleId, e.id);
         assert.equal(rules[res.ruleIndex]!.id, e.id);
@@ -211,6 +314,26 @@ describe('cli', function () {
           [e.line, e.column, e.endColumn, e.needle],
         );
       });
+    });
+
+    it('sarif: record and log text cannot form an embedded link ([text](target), SARIF §3.11.6) nor a Markdown link in help.markdown', () => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'ee-sarif-'));
+      const payload = '[click](https://evil.example/x) and x_https://evil%2Eexample/reset \\[y](1)';
+      writeFileSync(
+        path.join(dir, 'r.json'),
+        JSON.stringify([{ id: 'c0ffeec0ffeec0ff', messagePattern: 'sarif probe failed: (.+?)$', errorMessage: `sarif probe failed: ${payload}`, documentation: `Docs ${payload}. More.`, solutions: [payload], slug: 'probe' }]),
+      );
+      const r = cli(['scan', '--no-bundled', '--records', path.join(dir, 'r.json'), '--format', 'sarif', '-'], `sarif probe failed: ${payload}\n`);
+      assert.equal(r.code, 0, r.stderr);
+      const run = JSON.parse(r.stdout).runs[0];
+      const rule = run.tool.driver.rules[0];
+      const texts: string[] = [run.results[0].message.text, rule.shortDescription.text, rule.fullDescription.text, rule.help.text];
+      for (const t of texts) {
+        // every [ ] and \ is escaped: an unescaped [ would open an embedded link
+        assert.doesNotMatch(t.replace(/\\[\\[\]]/g, ''), /[[\]]/, t);
+        assert.ok(t.includes('\\[click\\]'), t);
+      }
+      assert.doesNotMatch(rule.help.markdown, /\]\(https:\/\/evil/);
     });
 
     it('sarif with no matches is still a valid log', () => {
@@ -272,10 +395,17 @@ describe('cli', function () {
     it('renders the matching record for pasted text, with captures', () => {
       const r = cli(['explain', 'worker:', 'Inconsistent receive_count for req_id=9: registered 2, got 3']);
       assert.equal(r.code, 0, r.stderr);
-      assert.match(r.stdout, /^### BadRequestError · HTTP 400 · error · sgl-project\/sglang$/m);
+      assert.match(r.stdout, /^BadRequestError · HTTP 400 · error · sgl-project\/sglang$/m);
       assert.ok(r.stdout.includes('  expected_destination_count = 3'));
-      assert.ok(r.stdout.includes('#### Solutions'));
+      assert.match(r.stdout, /^Solutions$/m);
+      assert.match(r.stdout, /^Likely match \(/m, 'the confidence of the match');
       assert.ok(r.stdout.includes('server.py:724 at 0132848'));
+      assert.ok(!/^#|```|\*\*/m.test(r.stdout), 'no raw Markdown');
+      const coloured = cli(['explain', '--color=always', 'Inconsistent receive_count for req_id=9: registered 2, got 3']).stdout;
+      assert.ok(coloured.includes('\u001b[1m\u001b[4mBadRequestError · HTTP 400 · error · sgl-project/sglang\u001b[0m'), 'title bold and underlined');
+      const fmt = cli(['explain', '--format', 'markdown', 'Inconsistent receive_count for req_id=9: registered 2, got 3']).stdout;
+      assert.match(fmt, /^### BadRequestError · HTTP 400 · error · sgl-project\/sglang$/m);
+      assert.ok(fmt.includes('#### Solutions'));
     });
     it('reads stdin; --markdown escapes; falls back to closest records by words', () => {
       const md = cli(['explain', '--markdown', '-'], 'x\nencode metadata not ready\n');

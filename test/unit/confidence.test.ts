@@ -3,13 +3,13 @@ import { derivePattern } from '../../server/src/core/pattern';
 import { DEFAULT_MIN_CONFIDENCE, errorMarker, labelOf, matchConfidence, messageStart, patternBits, wordBits } from '../../server/src/core/confidence';
 
 /** The confidence of a record built from `message` on `line`, with the span found from the text. */
-function conf(message: string, line: string, extra: { errorClass?: string; errorCode?: string; role?: 'exception' | 'frame' | 'quoted' } = {}) {
+function conf(message: string, line: string, extra: { errorClass?: string; errorCode?: string; role?: 'exception' | 'frame' | 'quoted'; tags?: string[] } = {}) {
   const pattern = derivePattern(message);
   const m = new RegExp(pattern).exec(line);
   assert.ok(m, `${pattern} should match ${line}`);
   const codeInLine = extra.errorCode ? line.includes(extra.errorCode) : false;
   return matchConfidence(
-    { messagePattern: pattern, errorClass: extra.errorClass ?? null, errorCode: extra.errorCode ?? null },
+    { messagePattern: pattern, errorClass: extra.errorClass ?? null, errorCode: extra.errorCode ?? null, tags: extra.tags ?? [] },
     { start: m.index, end: m.index + m[0].length, codeInLine },
     line,
     extra.role ? { role: extra.role } : {},
@@ -72,6 +72,18 @@ describe('confidence', () => {
     assert.equal(errorMarker('Setting up libc6 (2.36-9)'), undefined);
     const line = '2026-12-01 09:00:01,123 ERROR worker[12]: job failed';
     assert.equal(line.slice(messageStart(line)), 'job failed');
+  });
+
+  it('a class-only record needs its exception line; a helper named like `self.error` is no class', () => {
+    const cls = { errorClass: '_queue.Empty', tags: ['class-only'] };
+    assert.ok(conf('_queue.Empty', '_queue.Empty', cls).score >= DEFAULT_MIN_CONFIDENCE, 'the exception line of a bare raise');
+    assert.ok(conf('_queue.Empty', '2026-12-01 ERROR worker: _queue.Empty', cls).score >= DEFAULT_MIN_CONFIDENCE, 'after a log prefix');
+    assert.equal(conf('_queue.Empty', '    ✔ configparser.NoSectionError, _queue.Empty (133ms)', cls).score, 0, 'a word of a test report');
+    const tag = conf('TypeError', '    ✔ picomatch: TypeError for an empty pattern (117ms)', { errorClass: 'TypeError', tags: ['class-only'] });
+    assert.equal(tag.score, 0);
+    const helper = conf('missing {name}', '    ✔ missing comma between records: all records load, error at the second record', { errorClass: 'self.error' });
+    assert.ok(!helper.reasons.some((r) => r.includes('self.error')), helper.reasons.join('; '));
+    assert.ok(helper.score < DEFAULT_MIN_CONFIDENCE);
   });
 
   it('labels', () => {

@@ -98,6 +98,27 @@ describe('dataset CLI', () => {
     assert.match(st.stdout, /last failure: .*HTML/);
   });
 
+  it('without --url, sync and status use the URL the user opted in for, even when its first sync failed', async () => {
+    const cache = path.join(tmp, 'cache');
+    const mirror = server.base('m', 'current');
+    server.overrides.set('/m/data/manifest.json', { status: 503 });
+    try {
+      const first = await run(['dataset', 'sync', '--url', mirror, '--cache', cache], tmp);
+      assert.equal(first.code, 2);
+      assert.match(first.stderr, /HTTP 503/);
+    } finally {
+      server.overrides.clear();
+    }
+    // nothing is cached yet: the mirror is still the URL the user chose (not the public dataset)
+    const st = JSON.parse((await run(['dataset', 'status', '--cache', cache, '--json'], tmp)).stdout);
+    assert.equal(st.url, mirror);
+    assert.equal(st.optedIn, true);
+    const again = await run(['dataset', 'sync', '--cache', cache], tmp);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /updated to 2026-11-20/);
+    assert.equal(server.count('/m/data/manifest.json'), 2);
+  });
+
   it('dataset suggest maps the workspace dependencies', async () => {
     const cache = path.join(tmp, 'cache');
     await run(['dataset', 'sync', '--url', server.base('c', 'current'), '--cache', cache], tmp);

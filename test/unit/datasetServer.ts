@@ -1,7 +1,10 @@
 // A loopback HTTP server (127.0.0.1, port 0) serving the fixture dataset of
 // test/fixtures/dataset in ErrLookup's layout. `/<alias>/data/...` maps to a fixture folder
 // (aliases are switchable, so one base URL can move to a new datasetVersion); per-path overrides
-// simulate failures (status, body, HTML, cut connections). It counts requests per path.
+// simulate failures (status, body, HTML, cut connections, a body trickled byte by byte, redirects).
+// Fixture files carry an ETag and answer a matching If-None-Match with 304. It counts requests per
+// path (and which of them were conditional).
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,10 +18,17 @@ export interface Override {
   contentType?: string;
   /** Send this many bytes of the body (Content-Length announces the whole), then cut the connection. */
   cutAfter?: number;
+  /** Send the body one byte every this many ms (never idle long enough for a socket timeout). */
+  trickleMs?: number;
+  /** Extra response headers (e.g. location for a redirect). */
+  headers?: Record<string, string>;
 }
 
 export class FixtureServer {
   readonly requests: string[] = [];
+  /** Paths requested with If-None-Match. */
+  readonly conditional: string[] = [];
+  private readonly open = new Set<NodeJS.Timeout>();
   readonly overrides = new Map<string, Override>();
   private readonly aliases = new Map<string, string>();
   private constructor(
@@ -54,12 +64,27 @@ export class FixtureServer {
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
     const urlPath = decodeURIComponent(new URL(req.url ?? '/', this.origin).pathname);
     this.requests.push(urlPath);
+    if (req.headers['if-none-match']) this.conditional.push(urlPath);
     const o = this.overrides.get(urlPath);
     if (o) {
       const body = typeof o.body === 'string' ? Buffer.from(o.body) : (o.body ?? Buffer.alloc(0));
-      res.writeHead(o.status ?? 200, { 'content-type': o.contentType ?? 'application/octet-stream', 'content-length': body.length });
+      res.writeHead(o.status ?? 200, { 'content-type': o.contentType ?? 'application/octet-stream', 'content-length': body.length, ...o.headers });
       if (o.cutAfter !== undefined) {
         res.write(body.subarray(0, o.cutAfter), () => res.destroy());
+        return;
+      }
+      if (o.trickleMs !== undefined) {
+        let i = 0;
+        const t = setInterval(() => {
+          if (i >= body.length || res.destroyed) {
+            clearInterval(t);
+            this.open.delete(t);
+            res.end();
+            return;
+          }
+          res.write(body.subarray(i, ++i));
+        }, o.trickleMs);
+        this.open.add(t);
         return;
       }
       res.end(body);
@@ -75,11 +100,19 @@ export class FixtureServer {
     }
     const body = fs.readFileSync(file);
     const type = file.endsWith('.gz') ? 'application/gzip' : 'application/json';
-    res.writeHead(200, { 'content-type': type, 'content-length': body.length });
+    const etag = `"${createHash('sha256').update(body).digest('hex').slice(0, 16)}"`;
+    if (req.headers['if-none-match'] === etag) {
+      res.writeHead(304, { etag });
+      res.end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': type, 'content-length': body.length, etag });
     res.end(body);
   }
 
   close(): Promise<void> {
+    for (const t of this.open) clearInterval(t);
+    this.open.clear();
     return new Promise((resolve) => {
       this.server.closeAllConnections();
       this.server.close(() => resolve());

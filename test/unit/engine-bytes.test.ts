@@ -398,3 +398,68 @@ describe('LineBlocks + forEachMatchingLine (the CLI scan reader)', () => {
     assert.equal(lb.truncatedLines, 1);
   });
 });
+
+describe('forEachMatchingLine: lines longer than a block (matched to their end in bytes)', () => {
+  it('a 10 MB line: matches anywhere (a literal across a window edge, the end), exact UTF-16 columns, as matchLine finds them', async () => {
+    const e = MatchEngine.build([
+      entry('start', 'the replica set lost its primary node {n}!'),
+      entry('edge', 'quota exceeded for tenant {t} after retries'),
+      entry('end', 'final marker reached: {rest}'),
+      entry('short', 'zzz{a}qqq'),
+      entry('never', 'this message is not in the line {x}'),
+    ]);
+    // multibyte text (2-, 3- and 4-byte characters) so bytes and UTF-16 columns differ
+    const filler = (n: number): string => 'é文😀 lorem ipsum '.repeat(Math.ceil(n / 16)).slice(0, n);
+    const edgeAt = 4 * 1024 * 1024 - 10; // bytes: the literal starts just before the first window's end
+    let line = 'x the replica set lost its primary node n7! ' + filler(1000);
+    while (Buffer.byteLength(line) < edgeAt - 200_000) line += filler(100000);
+    line += '.'.repeat(edgeAt - 1 - Buffer.byteLength(line));
+    assert.equal(Buffer.byteLength(line) + 1, edgeAt); // 'quota' starts 10 bytes before the window's end
+    line += ' quota exceeded for tenant acme after retries zzz1qqq ' + filler(6 * 1024 * 1024) + ' final marker reached: ' + 'v'.repeat(10000) + '  ';
+    const want = e.matchLine(line);
+    assert.equal(want.length, 4, JSON.stringify(want.map((m) => m.entry)));
+    const bytes = Buffer.from(`first line\n${line}\nlast line zzz9qqq\n`, 'utf8');
+    const got: [number, LineMatch[], string][] = [];
+    const chunks = async function* () {
+      for (let a = 0; a < bytes.length; a += 1 << 20) yield bytes.subarray(a, a + (1 << 20));
+    };
+    const stats = await forEachMatchingLine(Readable.from(chunks()), e, (n, hits) => got.push([n, hits.matches(), hits.text()]));
+    assert.equal(stats.lines, 3);
+    assert.deepEqual(
+      got.map(([n]) => n),
+      [2, 3],
+    );
+    const ms = got[0]![1];
+    assert.deepEqual(
+      ms.map((m) => [m.entry, m.start, m.end, m.captures.map((c) => [c.name, c.start, c.end])]),
+      want.map((m) => [m.entry, m.start, m.end, m.captures.map((c) => [c.name, c.start, c.end])]),
+    );
+    // texts are cut at 4096 bytes with '…'; shorter ones are whole
+    for (const [m, w] of ms.map((m, i) => [m, want[i]!] as const)) {
+      if (Buffer.byteLength(w.text) <= 4096) assert.equal(m.text, w.text);
+      else assert.ok(m.text.endsWith('…') && w.text.startsWith(m.text.slice(0, -1)));
+    }
+    assert.equal(got[0]![2].length <= 64 * 1024, true, 'the line text handed over is its first 64 KiB');
+    assert.equal(got[1]![1][0]!.text, 'zzz9qqq');
+  });
+});
+
+describe('engine: snapshot and restore (the index cache stores the snapshot)', () => {
+  it('an engine restored from a snapshot (passed through v8 serialization) scans exactly as the one built', () => {
+    const v8 = require('node:v8') as typeof import('node:v8');
+    const records = generateRecords(2000, 9);
+    const entries = [...toEntries(records), entry('short', 'ab {x} cd'), entry('word', 'failed')];
+    const built = MatchEngine.build(entries);
+    let text = '';
+    generateLog({ records, bytes: 300_000, matchFraction: 0.2, nearMissFraction: 0.2, seed: 5 }, (c) => (text += c), () => undefined);
+    text += 'x ab 1 cd\nit failed\n';
+    const want = viaBytes(built, text);
+    assert.ok(want.got.length > 100);
+    const snap = v8.deserialize(v8.serialize(built.snapshot()));
+    const restored = MatchEngine.restore(entries, snap);
+    assert.deepEqual(viaBytes(restored, text), want);
+    assert.equal(restored.byteIndex().stats.native, true);
+    assert.deepEqual(restored.matchLine('x ab 1 cd'), built.matchLine('x ab 1 cd'), 'the per-line path too');
+    assert.throws(() => MatchEngine.restore(entries.slice(1), snap), /entries differ/);
+  });
+});

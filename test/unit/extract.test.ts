@@ -124,8 +124,8 @@ describe('extract: raise sites of five languages', () => {
   it('the hover of a skeleton record says it has no explanation yet and shows the raise site and code', () => {
     const r = byMsg.get('Order {orderId} does not exist')!;
     const md = renderRecord(r, { compact: true });
-    assert.match(md, /No explanation has been written for this error yet/);
-    assert.ok(md.includes(`java/com/acme/Orders.java:${r.lineNumber}`));
+    assert.match(md, /No explanation written yet/);
+    assert.ok(md.includes(`…/acme/Orders.java:${r.lineNumber}`), 'the last two segments of the path (the record view has all of it)');
     assert.ok(md.includes(r.githubUrl!));
     assert.ok(md.includes('throw new OrderNotFoundException("Order " + orderId + " does not exist");'));
   });

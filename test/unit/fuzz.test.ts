@@ -25,7 +25,10 @@ import {
   patternProblemFull,
   placeholderNames,
 } from '../../server/src/core/pattern';
+import { linearRegex } from '../../server/src/core/linearRegex';
 import { decodeText } from '../../server/src/core/records/decode';
+import { renderRecord } from '../../server/src/core/render';
+import { hoverActions } from '../../server/src/server/commands';
 import { lineViews } from '../../server/src/core/text';
 import { RECORD_FIELDS } from '../../server/src/core/validate';
 
@@ -379,6 +382,84 @@ describe(`fuzz (seed ${SEED}, ${RUNS} runs)`, function () {
       assert.ok(matched > 0, 'the generator produces matches');
     });
 
+    it('the linear engine equals RegExp on random regexes × random lines (where both apply), in bounded time', () => {
+      // Random JavaScript regexes (alternation, groups, lazy/greedy/counted quantifiers, classes,
+      // escapes, anchors) on short lines over a small alphabet, so matches and near misses are
+      // frequent and RegExp itself stays fast. Compared: the match span always; the captures when
+      // no capture group sits inside a quantified group (there RE2 keeps a value from an earlier
+      // iteration, or from an iteration that matched nothing, where JavaScript resets or drops it:
+      // the documented difference besides counted repeats over non-BMP text, absent here).
+      type R = { src: string; capInLoop: boolean; caps: number };
+      const atom: fc.Arbitrary<R> = fc
+        .constantFrom('a', 'b', 'c', ' ', '-', 'é', '.', '\\d', '\\w', '\\s', '\\S', '\\W', '[ab]', '[^a]', '[a-c ]', '[^\\s]', '\\.', '\\(', '\\x61', '\\u00e9', '[\\b]', '\\n')
+        .map((src) => ({ src, capInLoop: false, caps: 0 }));
+      const quant = fc.constantFrom('', '', '', '*', '+', '?', '*?', '+?', '??', '{2}', '{0,2}', '{1,3}', '{2,}?');
+      const tree: fc.Arbitrary<R> = fc.letrec<{ re: R; seq: R; grp: R }>((tie) => ({
+        re: fc.oneof({ weight: 3, arbitrary: tie('seq') }, { weight: 1, arbitrary: fc.tuple(tie('seq'), tie('seq')).map(([a, b]) => ({ src: `${a.src}|${b.src}`, capInLoop: a.capInLoop || b.capInLoop, caps: a.caps + b.caps })) }),
+        seq: fc
+          .array(fc.oneof({ weight: 4, arbitrary: atom }, { weight: 1, arbitrary: tie('grp') }, { weight: 1, arbitrary: fc.constantFrom('^', '$', '\\b', '\\B').map((src) => ({ src, capInLoop: false, caps: 0 })) }), { minLength: 1, maxLength: 4 })
+          .chain((parts) => fc.tuple(...parts.map((p) => (p.src === '^' || p.src === '$' || p.src === '\\b' || p.src === '\\B' ? fc.constant(p) : quant.map((q) => ({ ...p, q }))))))
+          .map((parts) => {
+            let src = '';
+            let capInLoop = false;
+            let caps = 0;
+            for (const p of parts as (R & { q?: string })[]) {
+              src += p.src + (p.q ?? '');
+              caps += p.caps;
+              capInLoop ||= p.capInLoop || (p.caps > 0 && !!p.q);
+            }
+            return { src, capInLoop, caps };
+          }),
+        grp: fc.tuple(tie('re'), fc.boolean()).map(([r, capturing]) => ({ src: capturing ? `(${r.src})` : `(?:${r.src})`, capInLoop: r.capInLoop, caps: r.caps + (capturing ? 1 : 0) })),
+      })).re;
+      const lineOf = fc.array(fc.constantFrom('a', 'b', 'c', ' ', '-', 'é', '.', '(', '1', '\n', '\b'), { maxLength: 12 }).map((a) => a.join(''));
+      let compared = 0;
+      let matched = 0;
+      let refused = 0;
+      let tried = 0;
+      fc.assert(
+        fc.property(tree, fc.array(lineOf, { minLength: 1, maxLength: 5 }), (r, lines) => {
+          let native: RegExp;
+          try {
+            native = new RegExp(r.src, 'd');
+          } catch {
+            return; // not a JavaScript regex (e.g. a quantifier after an anchor)
+          }
+          tried++;
+          const re = linearRegex(r.src);
+          if (typeof re === 'string') {
+            // the only refusals this grammar can provoke: a repeated group that can match nothing
+            // (JavaScript and RE2 differ there, see linearRegex.ts)
+            assert.match(re, /can match the empty string/, r.src);
+            refused++;
+            return;
+          }
+          for (const line of lines) {
+            const want = native.exec(line);
+            const m = re.matcher(line);
+            const found = m.find();
+            compared++;
+            assert.equal(found, want !== null, `/${r.src}/ on ${JSON.stringify(line)}`);
+            if (!want) continue;
+            matched++;
+            assert.deepEqual([m.start(), m.end()], [want.index, want.index + want[0].length], `span of /${r.src}/ on ${JSON.stringify(line)}`);
+            if (!r.capInLoop)
+              for (let g = 1; g < want.length; g++)
+                assert.deepEqual([m.start(g), m.end(g)], want.indices![g] ?? [-1, -1], `group ${g} of /${r.src}/ on ${JSON.stringify(line)}`);
+          }
+          // bounded time on a long line made of the same material
+          const long = (lines.join('') || 'a').repeat(Math.ceil(4000 / Math.max(1, lines.join('').length))).slice(0, 4000);
+          const t0 = performance.now();
+          re.matcher(long).find();
+          const ms = performance.now() - t0;
+          assert.ok(ms < 2000, `${ms} ms for /${r.src}/ on 4000 characters`);
+        }),
+        params(RUNS * 4),
+      );
+      assert.ok(matched > compared / 5, `the generator produces matches (${matched} of ${compared})`);
+      assert.ok(refused < tried * 0.6 && compared > tried, `patterns refused: ${refused} of ${tried}`);
+    });
+
     it('bounded time: random patterns on 64k-character lines built from their own pieces', () => {
       const cases = entriesArb.chain((g) => fc.tuple(fc.constant(g), lineArb(g), fc.nat(2000)));
       fc.assert(
@@ -393,6 +474,56 @@ describe(`fuzz (seed ${SEED}, ${RUNS} runs)`, function () {
         }),
         params(Math.max(10, Math.floor(RUNS / 5))),
       );
+    });
+  });
+  // -------------------------------------------------------------------------------------------
+  // Markdown escaping (issue 14.4)
+
+  describe('markdown escaping', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const MarkdownIt = require('markdown-it');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { marked } = require('marked') as { marked: { parse(md: string, opts?: object): string } };
+    const mdIt = new MarkdownIt({ html: true, linkify: true });
+    const GH = 'https://github.com/acme/app/blob/0123456/src/a.py#L3';
+    // pieces renderers build links, autolinks, HTML and entities from, glued at random
+    const piece = fc.oneof(
+      { weight: 6, arbitrary: fc.constantFrom('http', 'https', 'ftp', 's', ':', '//', '://', 'www', '.', 'com', 'evil', 'example', '@', 'mailto', 'command', 'javascript', 'vscode', 'file', 'data', 'xmpp') },
+      { weight: 3, arbitrary: fc.constantFrom('https://evil.example/x', 'http://evil%2Eexample', 'www.evil.com', 'a@evil.com', 'evil.com', 'mailto:a@b.co', 'command:x.y') },
+      { weight: 4, arbitrary: fc.constantFrom('_', '1', '-', '%2E', '%2e', '/', '?', '#', '=', '&', ';', '+', '~', '*', '`', '\\', '[', ']', '(', ')', '<', '>', '!', '|', '"', "'", '{', '}') },
+      { weight: 2, arbitrary: fc.constantFrom(' ', '  ', '\n', '\n\n', '\t', '&#58;', '&#x3a;', '&amp;', '&lt;', 'é', '。', '．', '\u202e', '\u200b', '[x](', '](', '<a href="', '![', '```', '# ', '1. ', '- ', '> ') },
+      { weight: 2, arbitrary: fc.string({ maxLength: 6 }) },
+    );
+    const text = fc.array(piece, { maxLength: 24 }).map((a) => a.join(''));
+
+    it('random record and log text: the rendered HTML (markdown-it with linkify, and marked) links only our commands and the record’s GitHub URL', () => {
+      let links = 0;
+      fc.assert(
+        fc.property(fc.array(text, { minLength: 8, maxLength: 8 }), (t) => {
+          const record = {
+            id: 'abcdefabcdefabcd', slug: t[0]!, repo: t[1]!, errorMessage: t[2]!, errorClass: t[3]!, errorCode: t[4]!, documentation: t[5]!, triggerScenarios: t[6]!,
+            commonSituations: t[7]!, solutions: [t[6]!, t[7]!], preventionTips: [t[0]!], filePath: t[1]!, lineNumber: 3, githubUrl: GH, analyzedSha: '0123456',
+            severity: 'error', errorType: 'exception', httpStatus: null, tags: [], exampleFix: t[2]!, validationCode: t[3]!, typeGuard: null, tryCatchPattern: t[4]!,
+            sourceCode: t[5]!, sourceCodeStart: 1, sourceCodeEnd: 2,
+          } as unknown as import('../../server/src/core/record').ErrorRecord;
+          const captures = [{ name: t[0]!, value: t[7]! }];
+          const actions = hoverActions(record, captures, t[6]!, { raiseSite: true, near: { uri: 'file:///w/app.log', line: 2 } });
+          const glance = { compact: true, actions, confidence: { label: 'possible', reasons: [t[5]!] }, match: { text: t[6]!, captures } };
+          for (const opts of [glance, { summary: true, match: { text: t[6]!, captures } }, {}]) {
+            const markdown = renderRecord(record, opts);
+            for (const html of [mdIt.render(markdown) as string, marked.parse(markdown, { gfm: true, async: false })]) {
+              assert.doesNotMatch(html, /<(?!\/?(?:h3|h4|p|strong|em|code|pre|table|thead|tbody|tr|th|td|ol|ul|li|blockquote|a|br|hr)\b)[a-zA-Z]/, `a tag that is not ours in ${html}`);
+              for (const m of html.matchAll(/<a\b([^>]*)>/g)) {
+                const href = /href="([^"]*)"/.exec(m[1]!)?.[1]?.replace(/&amp;/g, '&') ?? '';
+                links++;
+                assert.ok(href === GH || href.startsWith('command:errorExplainer.'), `link to ${href} from ${JSON.stringify(t)}`);
+              }
+            }
+          }
+        }),
+        params(RUNS * 2),
+      );
+      assert.ok(links > 0, 'our own links are found (the check sees links)');
     });
   });
 });

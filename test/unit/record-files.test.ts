@@ -37,14 +37,14 @@ describe('web build: record files', () => {
     assert.deepEqual(await encodeRecordFile(Buffer.alloc(2048, 0x20), 1024), { error: 'the file is larger than 0.0009765625 MiB' });
   });
 
-  it('loads files in origin order (bundled < user < workspace; later wins on an id), one source per root', () => {
+  it('loads files in origin order (bundled < user < workspace; later wins on an id), one source per root', async () => {
     const files: RecordFileDto[] = [
       { origin: 'workspace', root: 'file:///w/.error-records', uri: 'file:///w/.error-records/a.json', base64: b64([rec('00000000000000aa', 'workspace wins')]) },
       { origin: 'bundled', root: 'file:///ext/records', uri: 'file:///ext/records/x.json', base64: b64([rec('00000000000000aa', 'bundled loses'), rec('00000000000000bb', 'bundled only')]) },
       { origin: 'user', root: 'vscode-vfs://github/o/r/errs', uri: 'vscode-vfs://github/o/r/errs/1.json', base64: b64([rec('00000000000000cc', 'user one')]) },
       { origin: 'user', root: 'vscode-vfs://github/o/r/errs', uri: 'vscode-vfs://github/o/r/errs/2.jsonl', base64: b64(`${JSON.stringify(rec('00000000000000dd', 'user two'))}\n`) },
     ];
-    const l = loadRecordFiles(files, true);
+    const l = await loadRecordFiles(files, true);
     assert.equal(l.catalog.get('00000000000000aa')?.errorMessage, 'workspace wins');
     assert.deepEqual(
       l.status.sources.map((s) => [s.origin, s.path, s.records]),
@@ -60,7 +60,7 @@ describe('web build: record files', () => {
     assert.equal(dup?.severity, 'info');
   });
 
-  it('untrusted: only bundled files count; bad entries and unreadable files become problems, never throw', () => {
+  it('untrusted: only bundled files count; bad entries and unreadable files become problems, never throw', async () => {
     const files = [
       { origin: 'bundled', root: 'r', uri: 'file:///ext/records/x.json', base64: b64([rec('00000000000000bb', 'bundled only')]) },
       { origin: 'workspace', root: 'w', uri: 'file:///w/.error-records/a.json', base64: b64([rec('00000000000000aa', 'workspace')]) },
@@ -69,11 +69,11 @@ describe('web build: record files', () => {
       { origin: 'elsewhere', root: 'x', uri: 'x' },
       { origin: 'bundled', root: 'r', uri: 'file:///ext/records/broken.json', base64: b64('[{"errorMessage": ') },
     ];
-    const untrusted = loadRecordFiles(files, false);
+    const untrusted = await loadRecordFiles(files, false);
     assert.deepEqual(untrusted.status.sources.map((s) => s.origin), ['bundled']);
     assert.equal(untrusted.status.records, 1);
     assert.ok(untrusted.problems.some((p) => p.file === 'file:///ext/records/broken.json' && p.severity === 'error'));
-    const trusted = loadRecordFiles(files, true);
+    const trusted = await loadRecordFiles(files, true);
     const missing = trusted.problems.find((p) => p.file === 'vscode-vfs://x/u');
     assert.equal(missing?.message, 'cannot read records: not found (EntryNotFound)');
     assert.equal(trusted.status.records, 2);

@@ -1,21 +1,28 @@
 import * as assert from 'node:assert/strict';
 import type { ErrorRecord } from '../../server/src/core/record';
+import * as fs from 'node:fs';
+import { extractFromDir } from '../../server/src/core/extract';
 import {
   codeSpan,
   escapeMarkdown,
   fencedBlock,
   firstSentence,
+  GLANCE,
   renderRecord,
   safeGithubUrl,
 } from '../../server/src/core/render';
 import bundled from '../../records/sgl-project/sglang.json';
 
-// markdown-it (present through @vscode/vsce) is the most permissive renderer we can run here:
-// HTML on, linkify on (fuzzy domains, e-mails). If record text is inert under it, it is inert
-// under VS Code's hover renderer (marked, GFM autolinks) too.
+// Two renderers: marked (GFM, autolinks of scheme URLs, www. and e-mails anywhere in a text run),
+// the one VS Code's hovers use, and markdown-it with HTML and linkify on (fuzzy domains, e-mails),
+// the Markdown preview that shows the record view. Record text must be inert under both.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const MarkdownIt = require('markdown-it');
-const md = new MarkdownIt({ html: true, linkify: true });
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { marked } = require('marked') as { marked: { parse(md: string, opts?: object): string } };
+const mdIt = new MarkdownIt({ html: true, linkify: true });
+/** Both renderings, joined: every check below applies to each. */
+const md = { render: (text: string): string => mdIt.render(text) + '\n<hr>\n' + marked.parse(text, { gfm: true, async: false }) };
 
 const seeds = bundled as unknown as ErrorRecord[];
 const seed = (i: number): ErrorRecord => structuredClone(seeds[i]!);
@@ -107,30 +114,118 @@ describe('render', () => {
       assert.ok(out.includes(`](${r.githubUrl})`));
     });
 
-    it('compact mode (hover) is shorter and keeps causes, fixes, snippets and the raise site', () => {
+    it('summary mode (CLI scan, SARIF) is shorter and keeps causes, fixes, snippets and the raise site', () => {
       const r = seed(0);
       const full = renderRecord(r);
-      const compact = renderRecord(r, { compact: true });
-      assert.ok(compact.length < full.length);
-      assert.ok(compact.includes('**Why it happens**'));
-      assert.ok(compact.includes('**Solutions**'));
-      assert.ok(compact.includes('```python\n' + r.tryCatchPattern + '\n```'));
-      assert.ok(compact.includes('**Raised at**'));
-      assert.ok(!compact.includes('Common situations'));
-      assert.ok(!compact.includes('Source (lines'));
-      assertInert(compact, [GH]);
+      const summary = renderRecord(r, { summary: true });
+      assert.ok(summary.length < full.length);
+      assert.ok(summary.includes('**Why it happens**'));
+      assert.ok(summary.includes('**Solutions**'));
+      assert.ok(summary.includes('```python\n' + r.tryCatchPattern + '\n```'));
+      assert.ok(summary.includes('**Raised at**'));
+      assert.ok(!summary.includes('Common situations'));
+      assert.ok(!summary.includes('Source (lines'));
+      assertInert(summary, [GH]);
     });
 
-    it('a skeleton record says so and still shows the raise site and the source', () => {
-      const r = skeleton();
-      for (const compact of [false, true]) {
-        const out = renderRecord(r, { compact });
-        assert.ok(out.includes('No explanation has been written for this error yet'));
-        assert.ok(out.includes('runtime.py:1295'));
-        assert.ok(out.includes('```python\n' + r.sourceCode + '\n```'));
-        assert.ok(out.includes('Source (lines 1277–1313)'));
-        assert.ok(!out.includes('Solutions'));
+    it('compact mode (hover) is a glance: one-line title with the raise site, actions under it, lead sentences, first fix, captures', () => {
+      const r = seed(2);
+      const actions = '[Insert try/catch](command:errorExplainer.insertSnippet?%5B%5D) · [Copy](command:errorExplainer.copyExplanation?%5B%5D)';
+      const out = renderRecord(r, {
+        compact: true,
+        actions,
+        confidence: { label: 'likely', reasons: ['specific message text', 'an error marker on the line'] },
+        match: {
+          text: 'Inconsistent receive_count for req_id=r-7: registered 1, got 2',
+          captures: [
+            { name: 'req_id', value: 'r-7' },
+            { name: 'registered_count', value: '1' },
+            { name: 'expected_destination_count', value: 'x'.repeat(200) },
+          ],
+        },
+      });
+      const blocks = out.trimEnd().split('\n\n');
+      assert.equal(blocks.length, 3, 'title and actions; documentation; the facts');
+      const [title, actionLine, ...more] = blocks[0]!.split('  \n');
+      assert.match(title!, /^\*\*BadRequestError\*\* · HTTP 400 · error · sgl-project\/sglang · raised at \[`…\/encoder\/server\.py:724`\]\(https:\/\/github\.com\/[^)]+server\.py#L\d+-L\d+\)$/);
+      assert.equal(actionLine, actions, 'the action links on the line under the title');
+      assert.deepEqual(more, []);
+      // the documentation's first sentence(s), within the glance limit
+      assert.ok(blocks[1]!.startsWith('register\\_embedding\\_destinations memoizes the expected receive\\_count'), blocks[1]);
+      assert.ok(blocks[1]!.replace(/\\/g, '').length <= GLANCE.documentation);
+      // one line each, hard line breaks (no paragraph margins)
+      const facts = blocks[2]!.split('  \n');
+      assert.equal(facts.length, 2, `a likely match says nothing about its confidence: ${blocks[2]}`);
+      assert.match(facts[0]!, /^\*\*Fix:\*\* Make all ranks compute receive\\_count .*… \(\+2 more\)$/);
+      assert.ok(facts[0]!.replace(/\\|\*\*/g, '').length <= 'Fix: '.length + GLANCE.solution + ' (+2 more)'.length, facts[0]);
+      assert.match(facts[1]!, /^\*\*Captured:\*\* req\\_id = `r-7` · registered\\_count = `1` · expected\\_destination\\_count = `x+…`$/);
+      assert.ok(facts[1]!.length < 140, 'a long capture value is shortened');
+      assert.ok(!out.includes('Likely match'));
+      for (const html of [mdIt.render(out), marked.parse(out, { gfm: true, async: false })]) assert.equal((html.match(/<br>/g) ?? []).length, 2, 'rendered as line breaks (markdown-it and marked)');
+      for (const gone of ['Why it happens', 'Solutions', 'Try/catch', 'Validation', 'Source', '| Capture |', 'Common situations']) assert.ok(!out.includes(gone), gone);
+      assertInert(out.replace(actions, ''), [r.githubUrl!]);
+    });
+
+    it('compact mode states the confidence of a doubtful match (possible, unlikely) as the last line', () => {
+      for (const label of ['possible', 'unlikely'] as const) {
+        const out = renderRecord(seed(2), { compact: true, confidence: { label, reasons: ['generic message text', 'x'] } });
+        const last = out.trimEnd().split('\n').at(-1);
+        assert.equal(last, `_${label[0]!.toUpperCase()}${label.slice(1)} match \\(generic message text\\)_`);
       }
+    });
+
+    it('compact mode skips a first sentence that only restates the error', () => {
+      const r = { ...seed(1), documentation: 'Encode metadata not ready. The decoder waited for metadata that never came.' };
+      const out = renderRecord(r, { compact: true, match: { text: 'encode metadata not ready', captures: [] } });
+      const shown = out.replace(/\\(.)/g, '$1'); // the text as rendered (record text is escaped, '.' too)
+      assert.ok(shown.includes('The decoder waited for metadata that never came.'), out);
+      assert.ok(!/Encode metadata not ready\./.test(shown), out);
+    });
+
+    it('a skeleton record: the glance shows the raise statement (a few lines), the summary a short window, the full view all of it', () => {
+      const r = skeleton();
+      const glance = renderRecord(r, { compact: true });
+      assert.ok(!glance.includes('No explanation has been written'), 'no long notice in the hover');
+      assert.match(glance, /_No explanation written yet \(a skeleton record\)\._\n$/);
+      assert.ok(glance.includes('runtime.py:1295'));
+      const fence = /```python\n([\s\S]*?)\n```/.exec(glance);
+      assert.ok(fence, glance);
+      const shown = fence[1]!.split('\n');
+      assert.ok(shown.length <= 4, `${shown.length} lines of source`);
+      const raiseLine = r.sourceCode!.split('\n')[r.lineNumber! - r.sourceCodeStart!]!.trim();
+      assert.ok(shown.some((l) => l.trim() === raiseLine), `the raise line ${raiseLine} is shown`);
+      assert.ok(glance.indexOf('runtime.py:1295') < glance.indexOf('```'), 'raise site before the code');
+      const summary = renderRecord(r, { summary: true });
+      assert.ok(summary.includes('No explanation has been written for this error yet'));
+      assert.ok(summary.includes('Source (from line'));
+      assert.ok(!summary.includes('Solutions'));
+      const full = renderRecord(r);
+      assert.ok(full.includes('No explanation has been written for this error yet'));
+      assert.ok(full.includes('```python\n' + r.sourceCode + '\n```'));
+      assert.ok(full.includes('Source (lines 1277–1313)'));
+    });
+
+    it('every bundled record and every record extracted from this machine\'s Python library glances in at most 8 blocks of bounded length', function () {
+      this.timeout(60000);
+      const records: ErrorRecord[] = [...seeds];
+      const lib = '/usr/lib/python3.11';
+      if (fs.existsSync(lib)) records.push(...extractFromDir(lib, { repo: 'python/cpython', sha: null }).records);
+      assert.ok(records.length > 3);
+      let worst = 0;
+      for (const r of records) {
+        const out = renderRecord(r, {
+          compact: true,
+          actions: '[Open full explanation](command:x)',
+          confidence: { label: 'possible', reasons: ['fairly generic message text'] },
+          match: { text: r.errorMessage, captures: [{ name: 'a', value: 'b' }] },
+        });
+        const blocks = out.trimEnd().split(/\n\n(?![^`]*```\n)/);
+        assert.ok(blocks.length <= 8, `${r.id}: ${blocks.length} blocks`);
+        const lines = out.trimEnd().split('\n').filter((l) => l.trim()).length;
+        worst = Math.max(worst, lines);
+        assert.ok(lines <= 12, `${r.id} (${r.filePath}): ${lines} lines\n${out}`);
+      }
+      assert.ok(worst >= 5);
     });
 
     it('uses a local raise site href when given, keeping the GitHub link', () => {
@@ -190,7 +285,13 @@ describe('render', () => {
           sourceCode: payload,
           filePath: payload,
         };
-        for (const opts of [{}, { compact: true }, { match: { text: payload, captures: [{ name: payload, value: payload }] } }]) {
+        for (const opts of [
+          {},
+          { compact: true },
+          { summary: true },
+          { match: { text: payload, captures: [{ name: payload, value: payload }] } },
+          { compact: true, match: { text: payload, captures: [{ name: payload, value: payload }] }, confidence: { label: payload, reasons: [payload] } },
+        ]) {
           const html = assertInert(renderRecord(r, opts), [GH]);
           const text = visible(html).replace(/\s+/g, ' ');
           // the payload is shown literally (whitespace aside)
@@ -199,6 +300,46 @@ describe('render', () => {
         }
       });
     }
+
+    // Shapes that renderers autolink, each glued to what precedes it in ways a word boundary does
+    // not see (issue 14: `_https://`, `1https://`, `x_https://`, `%2E` hosts decoded by the browser).
+    const AUTOLINK_SHAPES = [
+      'https://evil.example/x',
+      'http://evil.example',
+      'HTTPS://EVIL.EXAMPLE/',
+      'ftp://evil.example/f',
+      'https://evil%2Eexample/reset',
+      'www.evil.example',
+      'www.evil.example:8080/x',
+      'evil@evil.example',
+      'mailto:a@evil.example',
+      'xmpp:a@evil.example',
+      'evil.com/path',
+      '//evil.example/x',
+      'http://127.0.0.1:8/x',
+      'http://[::1]/x',
+      'file:///etc/passwd',
+      'vscode://x.y/z',
+      'command:workbench.action.openSettings',
+      'javascript:alert(1)',
+    ];
+    const GLUE = ['', ' ', '_', '1', 'x_', 'req_id=_', '(', '*', '~', '"', "'", '\\', '/', '-', '.', 'é', ':'];
+    it('no autolink shape becomes a link, whatever is glued before or after it (marked and markdown-it; record and log text)', () => {
+      let checked = 0;
+      for (const shape of AUTOLINK_SHAPES)
+        for (const before of GLUE)
+          for (const after of ['', ' ', '.', ')', '_x', ' (already released)']) {
+            const text = `${before}${shape}${after}`;
+            // a record field (documentation), and log text (the matched span and a capture)
+            const r: ErrorRecord = { ...seed(0), documentation: `see ${text} now`, solutions: [text] };
+            assertInert(renderRecord(r, { compact: true, match: { text: `failed ${text}`, captures: [{ name: 'url', value: text }] } }), [GH]);
+            assertInert(escapeMarkdown(text));
+            checked++;
+          }
+      assert.equal(checked, AUTOLINK_SHAPES.length * GLUE.length * 6);
+      // the issue's line, exactly
+      assertInert(escapeMarkdown('no staged embedding for /send req_id=_https://evil%2Ecom/reset (already released)'));
+    });
 
     it('a githubUrl that is not https://github.com/ is never linked', () => {
       const bad = [
@@ -237,7 +378,9 @@ describe('render', () => {
       assert.equal(escapeMarkdown('plain words 42'), 'plain words 42');
       assert.equal(escapeMarkdown('a [b](c) <d> & `e`'), 'a \\[b\\]\\(c\\) \\<d\\> \\& \\`e\\`');
       assert.equal(escapeMarkdown('see https://x.example/a'), 'see `https://x.example/a`');
-      assert.equal(escapeMarkdown('(see https://x.example/a).'), '\\(see `https://x.example/a`\\).');
+      assert.equal(escapeMarkdown('(see https://x.example/a).'), '\\(see `https://x.example/a`\\)\\.');
+      assert.equal(escapeMarkdown('x_https://evil.example'), 'x\\_`https://evil.example`');
+      assert.equal(escapeMarkdown('mail a@b.c: done.'), 'mail `a@b.c`\\: done\\.');
     });
     it('codeSpan and fencedBlock use a fence longer than any backtick run inside', () => {
       assert.equal(codeSpan('a ` b'), '`` a ` b ``'.replace('`` a', '``a').replace('b ``', 'b``'));
@@ -245,7 +388,7 @@ describe('render', () => {
       const block = fencedBlock('print("```")\n````', 'python');
       assert.ok(block.startsWith('`````python\n'));
       assert.ok(block.endsWith('\n`````'));
-      const html = md.render(block);
+      const html = mdIt.render(block);
       assert.ok(visible(html).includes('print("```")\n````'));
     });
     it('firstSentence', () => {

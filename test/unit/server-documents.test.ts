@@ -6,7 +6,7 @@ import { Catalog } from '../../server/src/core/catalog';
 import { TrackedDocument } from '../../server/src/server/documents';
 import { documentDiagnostics } from '../../server/src/server/diagnostics';
 import { lineMatches, scanDocument } from '../../server/src/server/matching';
-import { Cancelled } from '../../server/src/server/runSafe';
+import { Cancelled, interactive, yieldToEventLoop } from '../../server/src/server/runSafe';
 import { fixtureRecords, makeCtx } from './server-ctx';
 
 /** Reference: apply an LSP range edit to a plain string. */
@@ -140,6 +140,28 @@ describe('server: TrackedDocument', () => {
     await assert.rejects(p, (e) => e instanceof Cancelled);
     assert.ok(performance.now() - t0 < 2000, 'cancelled promptly');
     assert.ok(doc.firstUnscanned < doc.lineCount, 'not finished');
+  });
+
+  it('a background scan steps aside while an interactive request (hover) is answered', async () => {
+    const ctx = makeCtx();
+    const text = 'INFO nothing here at all but some words to scan\n'.repeat(400_000);
+    const doc = ctx.documents.open('file:///huge.log', 'log', 1, text);
+    const scanned = (): number => doc.matches.reduce((n, m) => n + (m === undefined ? 0 : 1), 0);
+    const p = scanDocument(ctx, doc);
+    await yieldToEventLoop();
+    // a request that takes 30 ms of waiting (its own work): no slice of the scan runs meanwhile
+    let during = -1;
+    let before = -1;
+    await interactive(async () => {
+      await yieldToEventLoop();
+      before = scanned();
+      await new Promise((r) => setTimeout(r, 30));
+      during = scanned() - before;
+    });
+    assert.ok(before > 0 && before < doc.lineCount, `the scan had started and not finished (${before})`);
+    assert.equal(during, 0, 'no lines matched while the request was in progress');
+    await p;
+    assert.equal(scanned(), doc.lineCount, 'the scan finishes after it');
   });
 
   it('a matcher that throws costs the line its matches, not the feature', () => {

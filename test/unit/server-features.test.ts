@@ -7,7 +7,7 @@ import { Catalog } from '../../server/src/core/catalog';
 import { parseRecordText } from '../../server/src/core/loader';
 import type { ErrorRecord } from '../../server/src/core/record';
 import { candidateRecords, codeActions, stringLiterals } from '../../server/src/server/codeActions';
-import { commandUri, hoverFooter } from '../../server/src/server/commands';
+import { commandUri, hoverActions } from '../../server/src/server/commands';
 import { documentDiagnostics, problemDiagnostics } from '../../server/src/server/diagnostics';
 import { findFileRefs, FileRefResolver } from '../../server/src/server/fileRefs';
 import { hover } from '../../server/src/server/hover';
@@ -18,7 +18,8 @@ import { affectsSources, sourceSpecs } from '../../server/src/server/recordSourc
 import { search } from '../../server/src/server/customRequests';
 import { runSafe } from '../../server/src/server/runSafe';
 import { SeenRecords } from '../../server/src/server/seen';
-import { normalizeSettings } from '../../server/src/server/settings';
+import { isExcluded, normalizeSettings } from '../../server/src/server/settings';
+import { DEFAULT_SETTINGS, searchPageUrl, validSearchUrl } from '../../server/src/protocol';
 import { pathToUri } from '../../server/src/server/uri';
 import { FIXTURE, fixtureRecords, makeCtx } from './server-ctx';
 
@@ -40,10 +41,11 @@ describe('server: hover and diagnostics (in memory)', () => {
     const h = await hover(ctx, { textDocument: { uri: doc.uri }, position: { line: 0, character: text.indexOf('ready') } });
     assert.ok(h);
     const value = (h.contents as { value: string }).value;
-    const parts = value.split('\n\n---\n\n');
-    assert.equal(parts.length, 2);
-    assert.match(parts[0]!, /MMError/, 'the longer literal ranks first');
-    assert.match(parts[1]!, /Generic/);
+    assert.match(value, /^\*\*MMError\*\*/, 'the longer literal ranks first: its glance');
+    const others = value.split('\n\n').filter((b) => b.startsWith('Also matching: '));
+    assert.equal(others.length, 1, 'the other record is named on one line');
+    assert.match(others[0]!, /^Also matching: \[Generic \\\((likely|possible|unlikely)\\\)\]\(command:errorExplainer\.openRecord\?[^)\s]+ "Open the record view"\)\n?$/);
+    assert.ok(value.indexOf('Also matching') > value.indexOf('MMError'));
     assert.deepEqual(h.range, { start: { line: 0, character: 3 }, end: { line: 0, character: text.length } });
   });
 
@@ -115,12 +117,12 @@ describe('server: code actions (in memory)', () => {
   it('ranks: message in a literal, then class named on the line, then seen; only the file language; at most 5', () => {
     const ctx = makeCtx();
     const doc = ctx.documents.open(pathToUri('/w/a.py'), 'python', 1, '    raise MMError("encode metadata not ready")\n');
-    assert.deepEqual(candidateRecords(ctx, doc, 0).map((r) => r.id), [ID_META, ID_SEND]);
+    assert.deepEqual(candidateRecords(ctx, doc, 0).map((c) => [c.record.id, c.relation]), [[ID_META, 'message'], [ID_SEND, 'class']]);
     ctx.seen.note('a5259f8458270c81');
-    assert.deepEqual(candidateRecords(ctx, doc, 0).map((r) => r.id), [ID_META, ID_SEND, 'a5259f8458270c81']);
+    assert.deepEqual(candidateRecords(ctx, doc, 0).map((c) => [c.record.id, c.relation]), [[ID_META, 'message'], [ID_SEND, 'class'], ['a5259f8458270c81', 'seen']]);
     const ts = ctx.documents.open(pathToUri('/w/a.ts'), 'typescript', 1, 'foo()\n');
     ctx.seen.note('a1b2c3d4e5f60718');
-    assert.deepEqual(candidateRecords(ctx, ts, 0).map((r) => r.id), ['a1b2c3d4e5f60718']);
+    assert.deepEqual(candidateRecords(ctx, ts, 0).map((c) => [c.record.id, c.relation]), [['a1b2c3d4e5f60718', 'seen']]);
     const many: ErrorRecord[] = [];
     for (let i = 0; i < 8; i++) many.push(userRecord({ id: `f${i}`.padEnd(16, '0'), errorMessage: `thing ${i} broke badly`, errorClass: 'Boom', filePath: 'x.py' }));
     const ctx2 = makeCtx(many);
@@ -140,7 +142,7 @@ describe('server: code actions (in memory)', () => {
     const edit = actions[0]!.edit!.changes![doc.uri]![0]!;
     assert.equal(
       edit.newText,
-      '\t\t# error-explainer: encode-metadata-not-ready (sgl-project/sglang, raised at python/sglang/srt/disaggregation/encoder/runtime.py:1280)\n' +
+      '\t\t# error-explainer: encode-metadata-not-ready\n' +
         '\t\tif not meta_registry.has(req_id):\n' +
         '\t\t\tawait asyncio.sleep(backoff)  # allow publication to land before waiting\n',
     );
@@ -217,13 +219,38 @@ describe('server: commands, settings, sources, runSafe', () => {
     assert.doesNotMatch(uri.slice('command:errorExplainer.openRecord?'.length), /[()\s"[\]]/);
     assert.deepEqual(JSON.parse(decodeURIComponent(uri.split('?')[1]!)), [{ id: 'x) [evil](command:foo "t"' }]);
     const rec = fixtureRecords()[0]!;
-    const footer = hoverFooter({ ...rec, id: 'a) [x](command:evil' }, [{ name: 'n', value: ')](command:evil)' }], ')](command:evil)');
+    const footer = hoverActions({ ...rec, id: 'a) [x](command:evil' }, [{ name: 'n', value: ')](command:evil)' }], ')](command:evil)', {
+      raiseSite: true,
+      near: { uri: 'file:///x) [y](command:evil', line: 1 },
+    });
     for (const m of footer.matchAll(/\]\(([^ )]+)/g)) assert.match(m[1]!, /^command:errorExplainer\.[a-zA-Z]+\?[^()\s]*$/);
+  });
+
+  it('settings of issue 15: exclude list, severity overrides, search URL (http(s) with ${query} only)', () => {
+    const s = normalizeSettings({
+      records: { exclude: [' a-slug ', 3, ''] },
+      diagnostics: { severityOverrides: JSON.parse('{"x": "hint", "y": "loud", "__proto__": "error", " ": "info"}'), inlineMessage: true, searchUrl: 'javascript:alert(1)//${query}' },
+    });
+    assert.deepEqual(s.records.exclude, ['a-slug']);
+    assert.deepEqual(Object.keys(s.diagnostics.severityOverrides).sort(), ['__proto__', 'x']);
+    assert.equal(s.diagnostics.severityOverrides['x'], 'hint');
+    assert.equal(Object.getPrototypeOf(s.diagnostics.severityOverrides), null, 'a key named __proto__ cannot reach a prototype');
+    assert.equal(s.diagnostics.inlineMessage, true);
+    assert.equal(s.diagnostics.searchUrl, DEFAULT_SETTINGS.diagnostics.searchUrl);
+    assert.equal(validSearchUrl('https://duckduckgo.com/?q=${query}'), 'https://duckduckgo.com/?q=${query}');
+    assert.equal(validSearchUrl('https://example.com/search'), undefined, 'no ${query}');
+    assert.equal(validSearchUrl('command:evil?${query}'), undefined);
+    assert.equal(searchPageUrl('https://duckduckgo.com/?q=${query}', 'ValueError: x & y  #1'), 'https://duckduckgo.com/?q=ValueError%3A%20x%20%26%20y%20%231');
+    assert.equal(searchPageUrl('file:///etc/${query}', 'q'), 'https://www.google.com/search?q=q', 'an invalid template gives the default');
+    const ctx = { ...DEFAULT_SETTINGS, records: { ...DEFAULT_SETTINGS.records, exclude: ['slug-a', 'ffff000011112222'] } };
+    assert.ok(isExcluded(ctx, { id: 'x', slug: 'slug-a' }));
+    assert.ok(isExcluded(ctx, { id: 'ffff000011112222', slug: 'b' }));
+    assert.ok(!isExcluded(ctx, { id: 'x', slug: 'b' }));
   });
 
   it('normalizes settings of the wrong type to defaults', () => {
     const s = normalizeSettings({ diagnostics: { enabled: 'yes', minSeverity: 'loud', maxPerFile: -3 }, logFiles: 'x', records: { paths: ['a', 3] } });
-    assert.deepEqual(s.diagnostics, { enabled: true, minSeverity: 'info', maxPerFile: 1000 });
+    assert.deepEqual({ ...s.diagnostics, severityOverrides: { ...s.diagnostics.severityOverrides } }, DEFAULT_SETTINGS.diagnostics);
     assert.deepEqual(s.logFiles, ['**/*.log', '**/*.log.[0-9]*', '**/*.out', '**/*.err']);
     assert.deepEqual(s.records.paths, ['a']);
   });

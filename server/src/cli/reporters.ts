@@ -1,17 +1,25 @@
-// Output formats of `scan`: text, json (JSON Lines), count, sarif. Each reporter streams: it
-// writes as matches arrive and keeps only per-record state (bounded by the number of records).
+// Output formats of `scan`: text (for people: one problem line per match, the captures, then one
+// explanation per record rendered for the terminal), markdown (the same, explanations as raw
+// Markdown), json (JSON Lines), count, sarif. Each reporter streams: it writes as matches arrive
+// and keeps only per-record state (bounded by the number of records).
+// A text problem line is `file:line:col: severity: message [code]` (core/problem: the error as the
+// log shows it and the record's short code), the shape the `$error-explainer` problem matcher
+// (package.json) reads; everything else is indented, so the matcher never takes it for a problem.
+// Its file is relative to the current directory (problemPath), so the matcher needs no lookup.
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { RecordMatch } from '../core/catalog';
+import { problemCode, problemMessage } from '../core/problem';
 import type { ErrorRecord, Severity } from '../core/record';
-import { firstSentence, renderRecord, safeGithubUrl, stripControls } from '../core/render';
+import { escapeInline, firstSentence, oneLine, renderRecord, safeGithubUrl } from '../core/render';
 import type { Output } from './output';
+import { markdownToTerminal, paint, severityCodes, type Style, wrap } from './terminal';
 
-export const FORMATS = ['text', 'json', 'count', 'sarif'] as const;
+export const FORMATS = ['text', 'markdown', 'json', 'count', 'sarif'] as const;
 export type Format = (typeof FORMATS)[number];
 
 export interface MatchEvent {
-  /** The file as given on the command line; `<stdin>` for `-`. */
+  /** The file as given on the command line (text and markdown: its problemPath); `<stdin>` for `-`. */
   file: string;
   /** 1-based line number. */
   line: number;
@@ -27,8 +35,10 @@ export interface Reporter {
 
 export interface ReporterOptions {
   version: string;
-  /** text: print an explanation per distinct record after the match lines. */
+  /** text / markdown: print an explanation per distinct record after the match lines. */
   explain: boolean;
+  /** text: colours and width (default: no colour, 80 columns). */
+  style?: Style;
 }
 
 export function createReporter(format: Format, out: Output, opts: ReporterOptions): Reporter {
@@ -39,12 +49,40 @@ export function createReporter(format: Format, out: Output, opts: ReporterOption
       return new CountReporter(out);
     case 'sarif':
       return new SarifReporter(out, opts.version);
+    case 'markdown':
+      return new TextReporter(out, opts.explain, undefined);
     default:
-      return new TextReporter(out, opts.explain);
+      return new TextReporter(out, opts.explain, opts.style ?? { color: false, width: 80 });
   }
 }
 
-const oneLine = (s: string) => stripControls(s).replace(/\s+/g, ' ').trim();
+/**
+ * The file of a text problem line: relative to `cwd` (`logs/app.log`, `../../var/log/syslog`), the
+ * absolute path only when there is no relative one (another drive on Windows). The
+ * `$error-explainer` matcher resolves it against the task's cwd (`["relative", "${cwd}"]`). It does
+ * not use `autoDetect`: VS Code looks each autoDetect file up one match after the other and stops
+ * 100 ms after the process exits, dropping the problems still waiting for their lookup (most of
+ * them on a busy or remote machine; test/e2e/suite-editor.ts runs such a task).
+ */
+export function problemPath(file: string, cwd: string): string {
+  const abs = path.resolve(cwd, file);
+  const rel = path.relative(path.resolve(cwd), abs);
+  return rel && !path.isAbsolute(rel) ? rel : abs;
+}
+
+/** The problem line of a match: `file:line:col: severity: message [code]` (styled when colour is on). */
+export function problemLine(e: MatchEvent, style: Pick<Style, 'color'> = { color: false }): string {
+  const { record, match } = e.m;
+  const where = `${oneLine(e.file)}:${e.line}:${match.start + 1}:`;
+  const sev = paint(style, record.severity, ...severityCodes(record.severity));
+  return `${paint(style, where, 'bold')} ${sev}: ${problemMessage(record, match.text)} ${paint(style, `[${problemCode(record)}]`, 'dim')}`;
+}
+
+/** Text of a SARIF message (SARIF 2.1.0 §3.11.6): `[text](target)` is an embedded link there, so
+ * literal `[`, `]` and `\` are backslash-escaped and record or log text can never form one. */
+export function sarifText(s: string): string {
+  return s.replace(/[\\[\]]/g, '\\$&');
+}
 
 /** The JSON Lines object of one match (keys in the documented order). */
 export function matchJson(e: MatchEvent): Record<string, unknown> {
@@ -61,6 +99,7 @@ export function matchJson(e: MatchEvent): Record<string, unknown> {
     severity: record.severity,
     text: match.text,
     captures: match.captures.map((c) => ({ name: c.name, value: c.value })),
+    confidence: { score: e.m.confidence.score, label: e.m.confidence.label, reasons: e.m.confidence.reasons },
   };
 }
 
@@ -93,17 +132,24 @@ interface Seen {
 
 class TextReporter implements Reporter {
   private readonly seen = new Map<string, Seen>();
+  /** `style`: render explanations for a terminal; undefined: raw Markdown (--format markdown). */
   constructor(
     private readonly out: Output,
     private readonly explain: boolean,
+    private readonly style: Style | undefined,
   ) {}
   begin(): void {}
+  /** Colour on: the painted SGR sequences pass (Output.writeStyled); off: every control is escaped. */
+  private emit(s: string): void {
+    if (this.style?.color) this.out.writeStyled(s);
+    else this.out.write(s);
+  }
   match(e: MatchEvent): void {
     const { record, match } = e.m;
-    const what = firstSentence(record.documentation) || oneLine(record.errorMessage);
-    let s = `${e.file}:${e.line}:${match.start + 1} ${record.severity} ${oneLine(record.slug)}: ${what}\n`;
-    for (const c of match.captures) s += `    ${oneLine(c.name)} = ${JSON.stringify(c.value)}\n`;
-    this.out.write(s);
+    const style = this.style ?? { color: false };
+    let s = problemLine(e, style) + '\n';
+    for (const c of match.captures) s += `    ${paint(style, oneLine(c.name), 'dim')} = ${JSON.stringify(c.value)}\n`;
+    this.emit(s);
     const prev = this.seen.get(record.id);
     if (prev) prev.count++;
     else this.seen.set(record.id, { record, count: 1, first: e });
@@ -112,21 +158,26 @@ class TextReporter implements Reporter {
     const n = this.seen.size;
     const summary = `${t.matches} match${t.matches === 1 ? '' : 'es'} of ${n} record${n === 1 ? '' : 's'} in ${t.lines} line${t.lines === 1 ? '' : 's'}`;
     if (!this.explain || n === 0) {
-      this.out.write(`\n${summary}\n`);
+      this.emit(`\n${summary}\n`);
       return;
     }
-    this.out.write(`\n${summary}. Explanations:\n`);
+    this.emit(`\n${summary}. Explanations:\n`);
+    const style = this.style;
     for (const { record, count, first } of this.seen.values()) {
       const where = `${first.file}:${first.line}:${first.m.match.start + 1}`;
-      const rule = '─'.repeat(72);
-      this.out.write(`\n${rule}\n${oneLine(record.slug)}  (${count}×, first at ${where})\n${rule}\n\n`);
-      this.out.write(
-        renderRecord(record, {
-          compact: true,
-          plain: true,
-          match: { text: first.m.match.text, captures: first.m.match.captures },
-        }),
-      );
+      const md = renderRecord(record, {
+        summary: true,
+        match: { text: first.m.match.text, captures: first.m.match.captures },
+        confidence: first.m.confidence,
+      });
+      if (!style) {
+        this.emit(`\n---\n\n**${escapeInline(record.slug)}** (${count}×, first at ${escapeInline(where)})\n\n${md}`);
+        continue;
+      }
+      const rule = paint(style, '─'.repeat(Math.min(72, style.width)), 'dim');
+      const head = wrap(`${paint(style, oneLine(record.slug), 'bold', ...severityCodes(record.severity))}  (${count}×, first at ${oneLine(where)})`, style.width, '', '  ').join('\n');
+      this.emit(`\n${rule}\n${head}\n${rule}\n\n`);
+      this.emit(markdownToTerminal(md, style, '  '));
     }
   }
 }
@@ -171,13 +222,13 @@ class SarifReporter implements Reporter {
       this.ruleIndex.set(record.id, idx);
       this.rules.push(record);
     }
-    const caps = match.captures.map((c) => `${c.name}=${JSON.stringify(c.value)}`).join(', ');
-    const sentence = firstSentence(record.documentation) || oneLine(record.errorMessage);
+    const sentence = firstSentence(record.documentation);
     const result = {
       ruleId: record.id,
       ruleIndex: idx,
       level: LEVEL[record.severity] ?? 'warning',
-      message: { text: `${oneLine(record.slug)}: ${sentence}${caps ? ` (${caps})` : ''}` },
+      message: { text: sarifText(`${problemMessage(record, match.text)}${sentence ? ` — ${sentence}` : ''}`) },
+      rank: Math.round(Math.max(0, Math.min(1, e.m.confidence.score)) * 100),
       locations: [
         {
           physicalLocation: {
@@ -186,7 +237,7 @@ class SarifReporter implements Reporter {
           },
         },
       ],
-      properties: { captures: match.captures.map((c) => ({ name: c.name, value: c.value })) },
+      properties: { captures: match.captures.map((c) => ({ name: c.name, value: c.value })), confidence: e.m.confidence.label },
     };
     this.out.write((this.count++ ? ',' : '') + JSON.stringify(result));
   }
@@ -197,12 +248,12 @@ class SarifReporter implements Reporter {
       return {
         id: r.id,
         name: oneLine(r.slug),
-        shortDescription: { text: oneLine(r.errorMessage) || r.id },
-        fullDescription: { text: oneLine(r.documentation ?? '') || oneLine(r.errorMessage) || r.id },
+        shortDescription: { text: sarifText(oneLine(r.errorMessage) || r.id) },
+        fullDescription: { text: sarifText(oneLine(r.documentation ?? '') || oneLine(r.errorMessage) || r.id) },
         ...(helpUri ? { helpUri } : {}),
         help: {
-          text: [oneLine(r.documentation ?? ''), solutions].filter(Boolean).join('\n\n') || oneLine(r.errorMessage),
-          markdown: renderRecord(r, { compact: true }),
+          text: sarifText([oneLine(r.documentation ?? ''), solutions].filter(Boolean).join('\n\n') || oneLine(r.errorMessage)),
+          markdown: renderRecord(r, { summary: true }),
         },
         defaultConfiguration: { level: LEVEL[r.severity] ?? 'warning' },
         properties: {

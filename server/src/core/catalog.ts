@@ -89,18 +89,28 @@ export class Catalog implements RecordCatalog {
     for (const r of records) if (r.errorCode && !this.byKey.has(r.errorCode)) this.byKey.set(r.errorCode, r);
   }
 
-  /** The match engine over every record's messagePattern (built on first call). */
+  private entries(): EngineEntry[] {
+    return this.records.map((r) => ({
+      id: r.id,
+      pattern: r.messagePattern,
+      captureNames: safeCaptureNames(r),
+      errorCode: r.errorCode,
+    }));
+  }
+
+  /** The match engine over every record's messagePattern (built on first call; its prefilters on
+   * their first use). */
   get engine(): MatchEngine {
-    if (!this.engineCache) {
-      const entries: EngineEntry[] = this.records.map((r) => ({
-        id: r.id,
-        pattern: r.messagePattern,
-        captureNames: safeCaptureNames(r),
-        errorCode: r.errorCode,
-      }));
-      this.engineCache = MatchEngine.build(entries);
-    }
+    this.engineCache ??= MatchEngine.build(this.entries());
     return this.engineCache;
+  }
+
+  /** Build the engine with its line prefilter now, in time slices with event-loop turns between
+   * them (a server answers requests meanwhile): the first matchLine then costs one line. */
+  async prepare(sliceMs = 10): Promise<void> {
+    if (this.engineCache) return;
+    const e = await MatchEngine.buildAsync(this.entries(), { sliceMs });
+    this.engineCache ??= e;
   }
 
   /** Records whose pattern could not be used, with the reason. */

@@ -22,9 +22,10 @@ import { MIN_LITERAL_CHARS, MAX_PATTERN_LENGTH, parseSimplePattern, patternInfo,
 import { lineViews, needsViews, type LineView } from './text';
 import { ChainMatcher, RegexMatcher, hasTerminator, terminators, type RawMatch } from './engine/matchers';
 import { type KeyStats, StringIndex } from './engine/keys';
-import { type ByteIndex, buildByteIndexOf } from './engine/bytes';
+import { ByteIndex, type ByteIndexSnapshot, buildByteIndexOf } from './engine/bytes';
 import { ChainTable, wasmScanner } from './engine/wasmScan';
-import { type BlockHost, LineHits, scanBlock } from './engine/blocks';
+import { type BlockHost, LineHits, type ScanStats, scanBlock, takeScanStats } from './engine/blocks';
+import { LongLine } from './engine/longLine';
 
 export { LineHits } from './engine/blocks';
 
@@ -126,6 +127,20 @@ function classify(pattern: string): { matcher: Matcher; literals: string[]; lite
   return { matcher: new RegexMatcher(pattern, longest || null, trailingGroup, info.requiredLiterals), literals: info.requiredLiterals, literalLength: info.literalLength };
 }
 
+/** MatchEngine.snapshot(): see there. */
+export interface EngineSnapshot {
+  slotOf: Int32Array;
+  memberStart: Int32Array;
+  members: Int32Array;
+  slotRecord: Int32Array;
+  literalLengths: Int32Array;
+  simple: Uint8Array;
+  rejected: { entry: number; reason: string }[];
+  stats: EngineStats;
+  bytes: ByteIndexSnapshot;
+  chains: { info: Int32Array; pool: Uint8Array } | undefined;
+}
+
 /** The best match of one pattern on the line being matched: its raw match in the view it came from. */
 interface SlotResult {
   slot: number;
@@ -148,8 +163,8 @@ export class MatchEngine {
   /** Slot of each record; -1: rejected. */
   private readonly slotOf: Int32Array;
   private slotCount = 0;
-  private memberStart = new Int32Array(1);
-  private members = new Int32Array(0);
+  private memberStart: Int32Array = new Int32Array(1);
+  private members: Int32Array = new Int32Array(0);
   /** A record of each slot (its pattern is the slot's). */
   private slotRecord: Int32Array;
   private literalLengths: Int32Array;
@@ -161,6 +176,7 @@ export class MatchEngine {
   private matcherCount = 0;
   private strings: StringIndex | undefined;
   private bytesIndex: ByteIndex | undefined;
+  private chainTable: ChainTable | undefined;
   private readonly compare: (a: LineMatch, b: LineMatch) => number;
 
   // per-line scratch (by slot)
@@ -444,6 +460,7 @@ export class MatchEngine {
       // the simple patterns' literals also go to the WebAssembly module, which matches them exactly
       // on plain ASCII lines (the rest is matched here)
       const chains = opts.wasm !== false ? new ChainTable(this.slotCount) : undefined;
+      this.chainTable = chains;
       const index = buildByteIndexOf(this.slotCount, (s) => {
         const pattern = this.patternOf(s);
         if (this.simple[s]) {
@@ -457,6 +474,49 @@ export class MatchEngine {
       this.bytesIndex = index;
     }
     return this.bytesIndex;
+  }
+
+  /** The engine's state for the file scan (patterns, byte index, chain table) as plain numbers and
+   * arrays: the index cache (cli/indexCache.ts) stores it, `restore` makes the engine from it. */
+  snapshot(): EngineSnapshot {
+    const index = this.byteIndex();
+    return {
+      slotOf: this.slotOf,
+      memberStart: this.memberStart,
+      members: this.members,
+      slotRecord: this.slotRecord,
+      literalLengths: this.literalLengths,
+      simple: this.simple,
+      rejected: this.rejected,
+      stats: this.stats,
+      bytes: index.snapshot(),
+      chains: this.chainTable?.snapshot(),
+    };
+  }
+
+  /** The engine of `snapshot()` over the same entries, without classifying or indexing anything. */
+  static restore(entries: readonly EngineEntry[], s: EngineSnapshot): MatchEngine {
+    if (s.slotOf.length !== entries.length) throw new Error('index snapshot: the entries differ');
+    const e = new MatchEngine(entries);
+    e.slotOf.set(s.slotOf);
+    e.slotCount = s.slotRecord.length;
+    e.memberStart = s.memberStart;
+    e.members = s.members;
+    e.slotRecord = s.slotRecord;
+    e.literalLengths = s.literalLengths;
+    e.simple = s.simple;
+    e.rejected.push(...s.rejected);
+    e.stats = s.stats;
+    e.matcherCache = new Array<Matcher | undefined>(e.slotCount);
+    e.lineSeen = new Int32Array(e.slotCount);
+    e.resultAt = new Int32Array(e.slotCount);
+    const index = ByteIndex.restore(s.bytes);
+    if (s.chains) {
+      e.chainTable = ChainTable.restore(e.slotCount, s.chains);
+      index.native = wasmScanner(index, e.chainTable);
+    }
+    e.bytesIndex = index;
+    return e;
   }
 
   private host: BlockHost | undefined;
@@ -489,6 +549,30 @@ export class MatchEngine {
    */
   scanBytes(buf: Uint8Array, n: number, onLine: (lineIndex: number, hits: LineHits) => void): number {
     return scanBlock(this.blockHost(), buf, n, onLine);
+  }
+
+  /**
+   * A line too long for a block, matched to its end in constant memory (engine/longLine.ts): feed
+   * it with segment(bytes), then end(); `done` receives its ranked matches (exact UTF-16 columns;
+   * span and capture texts cut at VALUE_MAX bytes) and the line's first 64 KiB as its text.
+   */
+  longLine(done: (matches: LineMatch[], prefix: string) => void): LongLine {
+    const host = this.blockHost();
+    return new LongLine(
+      {
+        ...host,
+        patternOf: (s) => this.patternOf(s),
+        isSimple: (s) => this.simple[s] === 1,
+        matcherOf: (s) => this.matcherOf(s),
+      },
+      done,
+    );
+  }
+
+  /** What the file scans did since the last call: lines, key hits, candidate lines and patterns,
+   * matched lines (for the benchmark). */
+  scanStats(): ScanStats {
+    return takeScanStats(this.blockHost());
   }
 
   /** scanBytes, with each line's ranked LineMatches and text (the line without its end). */

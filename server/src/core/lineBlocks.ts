@@ -1,30 +1,74 @@
-// Bytes in, blocks of whole lines out: the reader side of MatchEngine.matchBytes. Chunks of any
+// Bytes in, blocks of whole lines out: the reader side of MatchEngine.scanBytes. Chunks of any
 // size (a file read, a stream's data) are appended to one buffer that is 4-byte aligned and keeps
-// 32 spare bytes after the data, as matchBytes wants; each block handed out ends right after a
-// '\n' (the final one at the end of the input). Memory stays bounded: a line longer than
-// `maxLine` bytes is cut there (the block gets the first maxLine bytes and a '\n'), the rest of
-// that line is skipped, and `truncatedLines` counts such lines.
+// 32 spare bytes after the data, as scanBytes wants; each block handed out ends right after a line
+// end: '\n', or a CR not followed by '\n' (a lone CR ends a line for editors; a CR at the very end
+// of what arrived waits for the next byte). The final block may end without one.
+// Memory stays bounded: a line longer than `maxLine` bytes is either handed to a LongLineSink in
+// segments as it arrives (the file scan matches such a line to its end, see engine/longLine.ts),
+// or, without a sink, cut there (the block gets the first maxLine bytes and a '\n', the rest of
+// that line is skipped, and `truncatedLines` counts such lines).
 
 export const PAD = 32;
+
+/** Receives one line too long for a block: its bytes in order, then its end. */
+export interface LongLineSink {
+  /** Bytes of the line (no line end among them); valid during the call only. */
+  segment(bytes: Uint8Array): void;
+  /** The line ended (at a line end, or at the end of the input). */
+  end(): void;
+}
+
+/** Index just past the last line end in b[from, to): '\n', or a CR followed by a byte that is not
+ * '\n' (a CR at to - 1 is undecided); -1 when there is none. */
+function lastLineEnd(b: Uint8Array, from: number, to: number): number {
+  const nl = b.subarray(from, to).lastIndexOf(10);
+  let cr = b.subarray(from, to - 1).lastIndexOf(13);
+  while (cr >= 0 && b[from + cr + 1] === 10) cr = cr === 0 ? -1 : b.subarray(from, from + cr).lastIndexOf(13);
+  const end = Math.max(nl, cr);
+  return end < 0 ? -1 : from + end + 1;
+}
+
+/** Index of the first line end in b[from, to) ('\n' or a lone CR), -1 when none; `pendingCr`: a
+ * CR at to - 1 whose next byte is not known yet. */
+function firstLineEnd(b: Uint8Array, from: number, to: number): { at: number; pendingCr: boolean } {
+  for (let i = from; i < to; i++) {
+    const c = b[i];
+    if (c === 10) return { at: i, pendingCr: false };
+    if (c === 13) {
+      if (i + 1 >= to) return { at: -1, pendingCr: true };
+      if (b[i + 1] !== 10) return { at: i, pendingCr: false };
+    }
+  }
+  return { at: -1, pendingCr: false };
+}
 
 export class LineBlocks {
   private buf: Uint8Array;
   private have = 0;
   /** Skipping the rest of a line that was cut. */
   private skipping = false;
+  /** Handing a long line to the sink. */
+  private inLong = false;
+  /** A CR that ended the last segment of a long line: the line's end if the next byte is not '\n'. */
+  private longCr = false;
   truncatedLines = 0;
 
   constructor(
     private readonly maxLine = 16 * 1024 * 1024,
     initial = 1 << 20,
+    private readonly long?: LongLineSink,
   ) {
-    this.buf = new Uint8Array(initial + PAD);
+    this.buf = new Uint8Array(Math.min(initial, maxLine + 1) + PAD);
   }
 
   /** Append chunk; onBlock(buf, n) is called for each run of whole lines buf[0, n). The buffer is
    * reused after onBlock returns. */
   push(chunk: Uint8Array, onBlock: (buf: Uint8Array, n: number) => void): void {
     let c = chunk;
+    if (this.inLong) {
+      c = this.continueLong(c);
+      if (this.inLong) return;
+    }
     if (this.skipping) {
       const nl = c.indexOf(10);
       if (nl < 0) return;
@@ -39,15 +83,25 @@ export class LineBlocks {
       const from = this.have;
       this.have += take;
       c = c.subarray(take);
-      // whole lines so far? (the bytes before `from` hold no '\n': they were handed out before)
-      const inNew = this.buf.subarray(from, this.have).lastIndexOf(10);
-      if (inNew >= 0) {
-        const n = from + inNew + 1;
+      // whole lines so far? (before `from` there is no line end, but a CR at from - 1 may be one now)
+      const n = lastLineEnd(this.buf, Math.max(0, from - 1), this.have);
+      if (n >= 0) {
         onBlock(this.buf, n);
         this.buf.copyWithin(0, n, this.have);
         this.have -= n;
       } else if (this.have > this.maxLine) {
-        // one line longer than maxLine: cut it at a UTF-8 character boundary
+        if (this.long) {
+          // one line longer than maxLine: to the sink, segment by segment, until it ends
+          const keepCr = this.buf[this.have - 1] === 13; // undecided: it may start a CRLF
+          this.long.segment(this.buf.subarray(0, keepCr ? this.have - 1 : this.have));
+          this.have = 0;
+          this.inLong = true;
+          this.longCr = keepCr;
+          c = this.continueLong(c);
+          if (this.inLong) return;
+          continue;
+        }
+        // without a sink: cut it at a UTF-8 character boundary
         let cut = this.maxLine;
         while (cut > 0 && (this.buf[cut]! & 0xc0) === 0x80) cut--;
         this.buf[cut] = 10;
@@ -64,8 +118,47 @@ export class LineBlocks {
     }
   }
 
-  /** The input ended: hand out the last line (without '\n'), if any. */
+  /** Feed c to the long line until it ends; returns what follows its end (the long line is done
+   * then), or an empty array. */
+  private continueLong(c: Uint8Array): Uint8Array {
+    const sink = this.long!;
+    if (this.longCr) {
+      if (c.length === 0) return c;
+      this.longCr = false;
+      if (c[0] !== 10) {
+        // the CR was a lone CR: the line ended at it
+        sink.end();
+        this.inLong = false;
+        return c;
+      }
+      // a CRLF: the line ends at the CR, the '\n' is its end
+      sink.end();
+      this.inLong = false;
+      return c.subarray(1);
+    }
+    const e = firstLineEnd(c, 0, c.length);
+    if (e.at >= 0) {
+      if (e.at > 0) sink.segment(c.subarray(0, e.at));
+      sink.end();
+      this.inLong = false;
+      const crlf = c[e.at] === 13 && c[e.at + 1] === 10;
+      return c.subarray(e.at + (crlf ? 2 : 1));
+    }
+    if (e.pendingCr) {
+      if (c.length > 1) sink.segment(c.subarray(0, c.length - 1));
+      this.longCr = true;
+    } else if (c.length > 0) sink.segment(c);
+    return new Uint8Array(0);
+  }
+
+  /** The input ended: hand out the last line (without a line end), if any. */
   end(onBlock: (buf: Uint8Array, n: number) => void): void {
+    if (this.inLong) {
+      // (a CR held back at the end of the input ended the line)
+      this.long!.end();
+      this.inLong = false;
+      this.longCr = false;
+    }
     if (this.have > 0) onBlock(this.buf, this.have);
     this.have = 0;
     this.skipping = false;

@@ -1,11 +1,17 @@
 // Streaming line splitter: constant memory whatever the file size. Lines end at \n, \r\n or a
 // lone \r (as editors and LSP count lines), so `file:line` points where an editor shows it.
-// A line longer than MAX_LINE characters is cut there (the rest of that line is skipped) so one
-// gigantic line cannot exhaust memory; `truncatedLines` counts them.
+// forEachLine (text) cuts a line longer than MAX_LINE characters there (the rest of that line is
+// skipped; `truncatedLines` counts them); forEachMatchingLine (bytes) matches a line of any length
+// to its end in constant memory (engine/longLine.ts).
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import type { LineHits, MatchEngine } from './engine';
-import { LineBlocks } from './lineBlocks';
+import { LineHits, type MatchEngine } from './engine';
+import type { LongLine } from './engine/longLine';
+import { LineBlocks, type LongLineSink } from './lineBlocks';
+
+/** Lines longer than this are matched as long lines (the WebAssembly scanner's largest block). */
+const LONG_LINE = 4 << 20;
+const EMPTY = Buffer.alloc(0);
 
 export const MAX_LINE = 16 * 1024 * 1024;
 
@@ -94,11 +100,28 @@ export async function forEachMatchingLine(
   onLine: (lineNumber: number, hits: LineHits) => void,
   afterChunk: () => Promise<boolean | void> = async () => undefined,
 ): Promise<LineStats> {
-  const blocks = new LineBlocks(MAX_LINE);
   const stats: LineStats = { lines: 0, truncatedLines: 0 };
+  let long: LongLine | undefined;
+  const hits = new LineHits(undefined);
+  // a line longer than a block is matched to its end in bytes (engine/longLine.ts)
+  const sink: LongLineSink = {
+    segment: (bytes) => (long ??= engine.longLine((ms, prefix) => {
+      stats.lines++;
+      if (ms.length) {
+        hits.setJs(EMPTY, 0, 0, prefix, ms);
+        onLine(stats.lines, hits);
+      }
+    })).segment(bytes),
+    end: () => {
+      const l = long ?? engine.longLine(() => stats.lines++);
+      long = undefined;
+      l.end();
+    },
+  };
+  const blocks = new LineBlocks(LONG_LINE, 1 << 20, sink);
   const onBlock = (buf: Uint8Array, n: number): void => {
     const base = stats.lines;
-    stats.lines += engine.scanBytes(buf, n, (i, hits) => onLine(base + i + 1, hits));
+    stats.lines += engine.scanBytes(buf, n, (i, h) => onLine(base + i + 1, h));
   };
   for await (const chunk of input) {
     blocks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Uint8Array), onBlock);

@@ -5,10 +5,20 @@
 // envelope or array per line, blank lines ignored); any of these gzip-compressed (detected by the
 // magic bytes); a folder, recursively (records/walk.ts).
 //
-// Speed: JSON.parse first. Positions are needed for problems and for each record's `id` (duplicate
-// reports), so valid text is then outlined by a non-recursive scanner (records/locate.ts). Only
-// text that JSON.parse rejects goes through jsonc-parser, which recovers the records around the
-// syntax errors; its input is depth-limited first so it cannot overflow the stack.
+// Speed and memory: a file is read in chunks (gzip decompressed as it streams) and split into its
+// top-level entries (records/split.ts); each entry is JSON.parse'd and validated on its own, so a
+// 200 MB file never exists as one string or one object graph. Positions come from the splitter's
+// skeleton of each entry (where its id is, how many members it has); an entry is outlined
+// (records/locate.ts) only when one of its values has a problem. Whatever the splitter cannot
+// vouch for (a syntax error, invalid UTF-8, UTF-16, an odd shape) is read again whole and loaded
+// the exact, slow way: JSON.parse of the text, and for text JSON.parse rejects, jsonc-parser,
+// which recovers the records around the syntax errors (its input is depth-limited first so it
+// cannot overflow the stack). Both ways give the same records and problems (a unit test compares
+// them).
+//
+// What is read is capped at MAX_RECORD_FILE_BYTES of bytes actually read and of decompressed
+// bytes, whatever stat() says: pipes and devices (size 0) are read once, as a stream, and a file
+// that grows while it is read is stopped at the cap. Either way the cap is a located problem.
 //
 // Paths in problems: `[3].record.httpStatus` for the 4th entry of an array; for JSON Lines the
 // index is the 0-based line number (`[9]` is line 10); a single-object file has paths like
@@ -16,10 +26,12 @@
 
 import { getNodeValue, parseTree, printParseErrorCode, type Node as JsonNode, type ParseError } from 'jsonc-parser';
 import { promises as fsp } from 'node:fs';
+import * as zlib from 'node:zlib';
 import type { ErrorRecord, RecordOrigin, RecordProblem } from './record';
 import { decodeText, gunzipErrorMessage, gunzipLimited, gunzipSyncLimited, isGzip, MAX_RECORD_FILE_BYTES, type DecodedText } from './records/decode';
 import { formatPath, jsoncLocator, limitDepth, outlineLocator, type Locator, type PathSeg, type Span } from './records/locate';
-import { LineIndex } from './records/positions';
+import { LineIndex, type Position } from './records/positions';
+import { Bail, EntrySplitter, type EntryKind, type Skeleton, type SplitSink } from './records/split';
 import { listRecordFiles } from './records/walk';
 import { validateRecord } from './validate';
 
@@ -46,6 +58,10 @@ export interface LoadOptions {
   strict?: boolean;
   /** Force a format; by default .jsonl/.ndjson names mean JSON Lines, anything else is detected. */
   format?: 'auto' | 'json' | 'jsonl';
+  /** Entry by entry (default true). false: the whole text at once (tests compare the two). */
+  streaming?: boolean;
+  /** Folders the load may read from, symlinks resolved (records/walk.ts); undefined: anywhere. */
+  within?: readonly string[];
 }
 
 /** Problems reported per file at most (the rest are counted in one summary problem). */
@@ -82,16 +98,19 @@ class FileContext {
     readonly text: string,
     readonly file: string,
     readonly strict: boolean,
+    /** Offsets -> positions when the text is not held whole (entry by entry). */
+    private readonly positions?: { position(offset: number): Position },
   ) {}
 
-  private index(): LineIndex {
-    return (this.lines ??= new LineIndex(this.text));
+  private position(offset: number): Position {
+    if (this.positions) return this.positions.position(offset);
+    return (this.lines ??= new LineIndex(this.text)).position(offset);
   }
 
   range(span: Span | undefined): { line: number; column: number; endLine: number; endColumn: number } {
     if (!span) return { line: 1, column: 1, endLine: 1, endColumn: 1 };
-    const a = this.index().position(span.offset);
-    const b = this.index().position(span.offset + span.length);
+    const a = this.position(span.offset);
+    const b = this.position(span.offset + span.length);
     return { line: a.line, column: a.column, endLine: b.line, endColumn: b.column };
   }
 
@@ -137,16 +156,16 @@ function lazy(make: () => Locator): Locator {
   return {
     value: (p) => (loc ??= make()).value(p),
     key: (p) => (loc ??= make()).key(p),
-    duplicateKeys: (p) => (loc ??= make()).duplicateKeys(p),
+    duplicateKeys: (p, n) => (loc ??= make()).duplicateKeys(p, n),
   };
 }
 
-/** A locator for a sub-document (a JSON Lines line) whose paths carry `prefix` in front. */
+/** A locator for a sub-document (a JSON Lines line, an array entry) whose paths carry `prefix` in front. */
 function withPrefix(prefixLength: number, inner: Locator): Locator {
   return {
     value: (p) => inner.value(p.slice(prefixLength)),
     key: (p) => (p.length > prefixLength ? inner.key(p.slice(prefixLength)) : undefined),
-    duplicateKeys: (p) => inner.duplicateKeys(p.slice(prefixLength)),
+    duplicateKeys: (p, n) => inner.duplicateKeys(p.slice(prefixLength), n),
   };
 }
 
@@ -174,7 +193,7 @@ function processEntry(ctx: FileContext, value: unknown, base: PathSeg[], loc: Lo
     recPath = [...base, 'record'];
   }
   if (isObject(raw))
-    for (const d of loc.duplicateKeys(recPath))
+    for (const d of loc.duplicateKeys(recPath, Object.keys(raw).length))
       ctx.report(d.span, formatPath([...recPath, d.key]), 'warning', `duplicate field "${d.key}": this value is ignored, the last one is used`);
   const { record, issues } = validateRecord(raw, { strict: ctx.strict });
   for (const issue of issues) {
@@ -251,16 +270,17 @@ function syntaxMessage(e: ParseError): string {
 }
 
 /** Where a syntax error is. For a control character in a string, jsonc-parser reports the whole
- * string; point at the character itself. `text` is the text the offsets refer to (after `base`). */
+ * string; point at the character itself. `text` is the text that was parsed (its offset 0 is
+ * `base` in the file). */
 function spanOfError(e: ParseError, base: number, text: string): Span {
   if (printParseErrorCode(e.error) === 'InvalidCharacter') {
-    for (let i = base + e.offset; i < base + e.offset + e.length && i < text.length; i++)
-      if (text.charCodeAt(i) < 0x20) return { offset: i, length: 1 };
+    for (let i = e.offset; i < e.offset + e.length && i < text.length; i++) if (text.charCodeAt(i) < 0x20) return { offset: base + i, length: 1 };
   }
-  // an empty error span is widened to one character, but never onto a line end (CR or LF)
-  const at = base + e.offset;
+  // an empty error span is widened to one character, but never onto a line end (CR or LF; a JSON
+  // Lines line ends where its text ends)
+  const at = e.offset;
   const c = text.charCodeAt(at);
-  return { offset: at, length: e.length > 0 ? e.length : at < text.length && c !== 10 && c !== 13 ? 1 : 0 };
+  return { offset: base + at, length: e.length > 0 ? e.length : at < text.length && c !== 10 && c !== 13 ? 1 : 0 };
 }
 
 /** Whole-file recovery for text JSON.parse rejected. */
@@ -362,31 +382,270 @@ function parseJsonLines(ctx: FileContext): void {
     let line = text.slice(start, end);
     if (line.endsWith('\r')) line = line.slice(0, -1);
     if (line.trim() !== '') {
-      const base: PathSeg[] = [lineNo];
-      let value: unknown;
-      let ok = true;
-      try {
-        value = JSON.parse(line);
-      } catch (e) {
-        ok = false;
-        const limited = limitDepth(line, MAX_JSON_DEPTH);
-        const errors: ParseError[] = [];
-        parseTree(limited.text, errors, { disallowComments: true, allowTrailingComma: false });
-        const first = errors[0];
-        if (limited.tooDeep.length > 0)
-          ctx.report({ offset: start + limited.tooDeep[0]!, length: 1 }, formatPath(base), 'error', `JSON nested deeper than ${MAX_JSON_DEPTH} levels; line skipped`);
-        else if (first)
-          ctx.report(spanOfError(first, start, text), formatPath(base), 'error', `${syntaxMessage(first)}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}; line skipped`);
-        else ctx.report({ offset: start, length: line.length }, formatPath(base), 'error', `JSON syntax error: ${(e as Error).message}; line skipped`);
-      }
-      if (ok) {
-        const lineText = line;
-        const lineStart = start;
-        processRoot(ctx, value, base, withPrefix(1, lazy(() => outlineLocator(lineText, lineStart))));
-      }
+      const lineText = line;
+      const lineStart = start;
+      jsonLine(ctx, line, start, lineNo, () => withPrefix(1, lazy(() => outlineLocator(lineText, lineStart))));
     }
     lineNo++;
     start = end + 1;
+  }
+}
+
+/** One non-blank JSON Lines line (number `lineNo`, 0-based) that starts at offset `start`;
+ * `locator` answers paths that start with [lineNo]. */
+function jsonLine(ctx: FileContext, line: string, start: number, lineNo: number, locator: () => Locator): void {
+  const base: PathSeg[] = [lineNo];
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (e) {
+    const limited = limitDepth(line, MAX_JSON_DEPTH);
+    const errors: ParseError[] = [];
+    parseTree(limited.text, errors, { disallowComments: true, allowTrailingComma: false });
+    const first = errors[0];
+    if (limited.tooDeep.length > 0)
+      ctx.report({ offset: start + limited.tooDeep[0]!, length: 1 }, formatPath(base), 'error', `JSON nested deeper than ${MAX_JSON_DEPTH} levels; line skipped`);
+    else if (first)
+      ctx.report(spanOfError(first, start, line), formatPath(base), 'error', `${syntaxMessage(first)}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}; line skipped`);
+    else ctx.report({ offset: start, length: line.length }, formatPath(base), 'error', `JSON syntax error: ${(e as Error).message}; line skipped`);
+    return;
+  }
+  processRoot(ctx, value, base, locator());
+}
+
+// -------------------------------------------------------------------------------------------------
+// Entry by entry (records/split.ts)
+
+/** A locator for one entry from its skeleton; anything else from an outline of the entry (made on
+ * first need). `base`: offset of the entry in the file; `prefix`: path segments in front of the
+ * entry's own paths ([i] of an array entry, [line] of a JSON Lines line); `kidDepth`: as deep as
+ * the whole-text outline would record below the entry. */
+class EntryLocator implements Locator {
+  private outline: Locator | undefined;
+  private exact: boolean;
+
+  constructor(
+    private readonly text: string,
+    private readonly base: number,
+    private readonly sk: Skeleton,
+    private readonly prefix: number,
+    private readonly kidDepth: number,
+  ) {
+    this.exact = !sk.escaped && sk.start >= 0 && sk.end >= 0;
+  }
+
+  private full(): Locator {
+    return (this.outline ??= outlineLocator(this.text, this.base, this.kidDepth));
+  }
+  private span(s: number, e: number): Span {
+    return { offset: this.base + s, length: e - s };
+  }
+
+  value(p: readonly PathSeg[]): Span | undefined {
+    const n = p.length - this.prefix;
+    if (this.exact && n >= 0) {
+      const sk = this.sk;
+      if (n === 0) return this.span(sk.start, sk.end);
+      const k = p[this.prefix];
+      if (n === 1 && k === 'id' && sk.idStart >= 0) return this.span(sk.idStart, sk.idEnd);
+      if (k === 'record' && sk.recStart >= 0) {
+        if (n === 1) return this.span(sk.recStart, sk.recEnd);
+        if (n === 2 && p[this.prefix + 1] === 'id' && sk.recIdStart >= 0) return this.span(sk.recIdStart, sk.recIdEnd);
+      }
+    }
+    return this.full().value(p.slice(this.prefix));
+  }
+
+  key(p: readonly PathSeg[]): Span | undefined {
+    return p.length > this.prefix ? this.full().key(p.slice(this.prefix)) : undefined;
+  }
+
+  duplicateKeys(p: readonly PathSeg[], keyCount?: number): { key: string; span: Span }[] {
+    const n = p.length - this.prefix;
+    if (this.exact && keyCount !== undefined) {
+      const sk = this.sk;
+      if (n === 0 && sk.members === keyCount) return [];
+      if (n === 1 && p[this.prefix] === 'record' && sk.recMembers >= 0 && sk.recMembers === keyCount) return [];
+    }
+    // keys given twice (or not known): every answer from the outline, which points at the last one
+    this.exact = false;
+    return this.full().duplicateKeys(p.slice(this.prefix));
+  }
+}
+
+/**
+ * Consumes the splitter's gaps and entries: parses and validates each entry, and keeps offsets and
+ * line numbers as they would be in the whole decoded text (so problems and sources are the same).
+ */
+class EntryReader implements SplitSink {
+  readonly ctx: FileContext;
+  readonly splitter: EntrySplitter;
+  /** UTF-16 offset (in the whole text) of the next character. */
+  private offset = 0;
+  /** Line (1-based, \n, \r\n and a lone \r end one) at `offset`, and the offset where it starts. */
+  private line = 1;
+  private lineStart = 0;
+  /** The last character was \r: a \n right after it ends the same line. */
+  private cr = false;
+  private cur: { start: number; text: string; index: LineIndex | undefined; breaks: boolean } | undefined;
+  private lineNo = 0;
+  private elements = 0;
+  private nonBlank = 0;
+  private objectLines = 0;
+
+  constructor(
+    private readonly file: string,
+    private readonly opts: LoadOptions,
+  ) {
+    this.ctx = new FileContext('', file, opts.strict === true, this);
+    this.splitter = new EntrySplitter(this, { lines: opts.format === 'jsonl' });
+  }
+
+  /** Text, as it comes (pieces of the whole). */
+  push(piece: string): void {
+    this.splitter.push(piece);
+  }
+
+  /** Bytes, as they come: decoded here up to the last whole UTF-8 sequence (the rest waits for the
+   * next chunk); invalid UTF-8 (U+FFFD) is left to the exact way, which reports it. */
+  pushBytes(chunk: Buffer): void {
+    let buf = chunk;
+    if (this.carry) {
+      buf = Buffer.concat([this.carry, chunk]);
+      this.carry = undefined;
+    }
+    const cut = utf8Boundary(buf);
+    if (cut < buf.length) this.carry = Buffer.from(buf.subarray(cut));
+    this.pushDecoded(buf.toString('utf8', 0, cut));
+  }
+  private carry: Buffer | undefined;
+
+  private pushDecoded(piece: string): void {
+    if (piece.indexOf('\uFFFD') >= 0) throw new Bail('invalid UTF-8 (or U+FFFD)');
+    this.splitter.push(piece);
+  }
+
+  endBytes(): LoadResult {
+    if (this.carry) this.pushDecoded(this.carry.toString('utf8'));
+    this.carry = undefined;
+    return this.finish();
+  }
+
+  finish(): LoadResult {
+    this.splitter.end();
+    if (this.splitter.guessedLines && !(this.opts.format === 'jsonl' || jsonLinesByName(this.file))) {
+      // read as JSON Lines only because the content looks like it (as looksLikeJsonLines decides)
+      if (this.opts.format === 'json' || !(this.nonBlank >= 2 && this.objectLines * 2 >= this.nonBlank)) throw new Bail('not JSON Lines');
+    }
+    if (this.lineNo > 0 && this.nonBlank === 0 && this.elements === 0) throw new Bail('only blank lines');
+    return this.ctx.result();
+  }
+
+  position(offset: number): Position {
+    const cur = this.cur;
+    if (cur && cur.breaks && offset > cur.start) {
+      const p = (cur.index ??= new LineIndex(cur.text)).position(offset - cur.start);
+      if (p.line > 1) return { line: this.line + p.line - 1, column: p.column };
+    }
+    return { line: this.line, column: offset - this.lineStart + 1 };
+  }
+
+  gap(text: string): void {
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 0x0a) {
+        if (!this.cr) this.line++;
+        this.lineStart = this.offset + 1;
+        this.cr = false;
+      } else if (c === 0x0d) {
+        this.line++;
+        this.lineStart = this.offset + 1;
+        this.cr = true;
+      } else this.cr = false;
+      this.offset++;
+    }
+  }
+
+  entry(text: string, kind: EntryKind, sk: Skeleton): void {
+    const start = this.offset;
+    const breaks = text.indexOf('\n') >= 0 || text.indexOf('\r') >= 0;
+    const cur = (this.cur = { start, text, index: undefined as LineIndex | undefined, breaks });
+    if (kind === 'line') {
+      const lineNo = this.lineNo++;
+      if (text.trim() !== '') {
+        if (this.nonBlank < 1000) {
+          const t = text.trim();
+          if (t.startsWith('{') && t.endsWith('}')) this.objectLines++;
+        }
+        this.nonBlank++;
+        jsonLine(this.ctx, text, start, lineNo, () => new EntryLocator(text, start, sk, 1, 4));
+      }
+    } else {
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        throw new Bail('an entry is not valid JSON');
+      }
+      if (kind === 'element') {
+        processEntry(this.ctx, value, [this.elements++], new EntryLocator(text, start, sk, 1, 3));
+      } else processRoot(this.ctx, value, [], new EntryLocator(text, start, sk, 0, 4));
+    }
+    // move past the entry
+    if (breaks) {
+      const idx = (cur.index ??= new LineIndex(text));
+      if (idx.lineCount > 1) {
+        this.line += idx.lineCount - 1;
+        this.lineStart = start + idx.lineStart(idx.lineCount);
+      }
+      this.cr = text.charCodeAt(text.length - 1) === 0x0d;
+    } else if (text.length > 0) this.cr = false;
+    this.offset = start + text.length;
+    this.cur = undefined;
+  }
+}
+
+/** Where the last UTF-8 sequence of `b` that may be incomplete starts (b.length: it ends whole). */
+function utf8Boundary(b: Buffer): number {
+  const n = b.length;
+  for (let k = 1; k <= 3 && k <= n; k++) {
+    const c = b[n - k]!;
+    if (c < 0x80) return n; // ASCII: whole
+    if (c >= 0xc0) {
+      // a lead byte k bytes from the end: whole if its sequence has k bytes
+      const len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+      return len <= k ? n : n - k;
+    }
+  }
+  return n; // continuation bytes only: let the decoder judge
+}
+
+/** Records entry by entry from bytes that come in these chunks (any split, even inside a UTF-8
+ * sequence), or undefined when the exact way must decide. For tests: what a streamed read does. */
+export function parseRecordChunks(chunks: readonly Uint8Array[], file: string, opts: LoadOptions = {}): LoadResult | undefined {
+  const reader = new EntryReader(file, opts);
+  try {
+    for (const c of chunks) reader.pushBytes(Buffer.from(c.buffer, c.byteOffset, c.byteLength));
+    return reader.endBytes();
+  } catch (e) {
+    if (e instanceof Bail) return undefined;
+    throw e;
+  }
+}
+
+/** Records entry by entry from text or bytes, or undefined when the exact way must decide. */
+function parseEntries(data: string | Uint8Array, file: string, opts: LoadOptions): LoadResult | undefined {
+  const reader = new EntryReader(file, opts);
+  try {
+    if (typeof data === 'string') {
+      reader.push(data);
+      return reader.finish();
+    }
+    reader.pushBytes(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+    return reader.endBytes();
+  } catch (e) {
+    if (e instanceof Bail) return undefined;
+    throw e;
   }
 }
 
@@ -397,6 +656,7 @@ function jsonLinesByName(file: string): boolean {
   return /\.(?:jsonl|ndjson)(?:\.gz)?$/i.test(file);
 }
 
+/** The whole text at once: JSON.parse, else JSON Lines or jsonc-parser's recovery. */
 function parseInto(ctx: FileContext, format: LoadOptions['format']): void {
   const text = ctx.text;
   if (text.trim() === '') {
@@ -422,6 +682,19 @@ function parseInto(ctx: FileContext, format: LoadOptions['format']): void {
 
 /** Records in one file's text. Never throws; every failure is a RecordProblem. */
 export function parseRecordText(text: string, file: string, opts: LoadOptions = {}): LoadResult {
+  try {
+    if (opts.streaming !== false) {
+      const r = parseEntries(text, file, opts);
+      if (r) return r;
+    }
+  } catch (e) {
+    return internalError(file, e);
+  }
+  return parseWholeText(text, file, opts);
+}
+
+/** The whole text at once (the exact, slow way). */
+function parseWholeText(text: string, file: string, opts: LoadOptions): LoadResult {
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const ctx = new FileContext(text, file, opts.strict === true);
   try {
@@ -432,18 +705,35 @@ export function parseRecordText(text: string, file: string, opts: LoadOptions = 
   return ctx.result();
 }
 
+function internalError(file: string, e: unknown): LoadResult {
+  return { records: [], problems: [fileProblem(file, 'error', `internal error while loading records: ${(e as Error)?.message ?? String(e)}`)], files: [file], sources: [] };
+}
+
 function fileProblem(file: string, severity: Severity, message: string): RecordProblem {
   return { file, line: 1, column: 1, endLine: 1, endColumn: 1, path: '(file)', severity, message };
 }
 
+function problemResult(file: string, message: string): LoadResult {
+  return { records: [], problems: [fileProblem(file, 'error', message)], files: [file], sources: [] };
+}
+
 function parseDecoded(decoded: DecodedText, file: string, opts: LoadOptions): LoadResult {
-  const result = parseRecordText(decoded.text, file, opts);
+  const result = parseWholeText(decoded.text, file, opts);
   if (decoded.warning) {
     const text = decoded.text.charCodeAt(0) === 0xfeff ? decoded.text.slice(1) : decoded.text;
     const at = new LineIndex(text).position(Math.max(0, (decoded.warningOffset ?? 0) - (text === decoded.text ? 0 : 1)));
     result.problems.unshift({ file, line: at.line, column: at.column, endLine: at.line, endColumn: at.column + 1, path: '(file)', severity: 'warning', message: decoded.warning });
   }
   return result;
+}
+
+/** Decompressed bytes: entry by entry when the splitter can vouch for them, else decoded whole. */
+function parseData(data: Uint8Array, file: string, opts: LoadOptions): LoadResult {
+  if (opts.streaming !== false) {
+    const r = parseEntries(data, file, opts);
+    if (r) return r;
+  }
+  return parseDecoded(decodeText(data), file, opts);
 }
 
 /** Records in one file's bytes (gzip detected by magic bytes). Never throws. */
@@ -454,13 +744,13 @@ export function parseRecordBytes(bytes: Uint8Array, file: string, opts: LoadOpti
       try {
         data = gunzipSyncLimited(data);
       } catch (e) {
-        return { records: [], problems: [fileProblem(file, 'error', gunzipErrorMessage(e))], files: [file], sources: [] };
+        return problemResult(file, gunzipErrorMessage(e));
       }
     }
-    if (data.byteLength > MAX_RECORD_FILE_BYTES) return { records: [], problems: [fileProblem(file, 'error', tooLarge(data.byteLength))], files: [file], sources: [] };
-    return parseDecoded(decodeText(data), file, opts);
+    if (data.byteLength > MAX_RECORD_FILE_BYTES) return problemResult(file, tooLarge(data.byteLength));
+    return parseData(data, file, opts);
   } catch (e) {
-    return { records: [], problems: [fileProblem(file, 'error', `cannot load records: ${(e as Error)?.message ?? String(e)}`)], files: [file], sources: [] };
+    return problemResult(file, `cannot load records: ${(e as Error)?.message ?? String(e)}`);
   }
 }
 
@@ -468,10 +758,116 @@ function tooLarge(bytes: number): string {
   return `the file is too large (${(bytes / 1048576).toFixed(0)} MiB; at most ${MAX_RECORD_FILE_BYTES / 1048576} MiB)`;
 }
 
+/** More than the cap was read (a pipe or device, or a file that grew while it was read). */
+class TooLarge extends Error {
+  constructor(readonly decompressed: boolean) {
+    super(
+      decompressed
+        ? gunzipErrorMessage({ code: 'ERR_BUFFER_TOO_LARGE' })
+        : `the input is larger than ${MAX_RECORD_FILE_BYTES / 1048576} MiB (reading stopped there; at most ${MAX_RECORD_FILE_BYTES / 1048576} MiB are loaded)`,
+    );
+  }
+}
+
+const READ_CHUNK = 1 << 20;
+
+/** The bytes of `file` as they are read; throws TooLarge once more than the cap has been read. */
+async function* readChunks(file: string, counter: { bytes: number }): AsyncGenerator<Buffer> {
+  const fh = await fsp.open(file, 'r');
+  try {
+    for (;;) {
+      const buf = Buffer.allocUnsafe(READ_CHUNK);
+      const { bytesRead } = await fh.read(buf, 0, READ_CHUNK, null);
+      if (bytesRead === 0) return;
+      counter.bytes += bytesRead;
+      if (counter.bytes > MAX_RECORD_FILE_BYTES) throw new TooLarge(false);
+      yield bytesRead === READ_CHUNK ? buf : buf.subarray(0, bytesRead);
+    }
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Gunzip as the bytes come; throws TooLarge once the output passes the cap. */
+async function* gunzipChunks(first: Buffer, rest: AsyncIterator<Buffer>): AsyncGenerator<Buffer> {
+  const gz = zlib.createGunzip();
+  let failed: unknown;
+  const feed = (async () => {
+    try {
+      if (!gz.write(first)) await new Promise((r) => gz.once('drain', r));
+      for (;;) {
+        const n = await rest.next();
+        if (n.done) break;
+        if (!gz.write(n.value)) await new Promise((r) => gz.once('drain', r));
+      }
+      gz.end();
+    } catch (e) {
+      failed = e;
+      gz.destroy(e as Error);
+    }
+  })();
+  let out = 0;
+  try {
+    for await (const chunk of gz) {
+      out += (chunk as Buffer).length;
+      if (out > MAX_RECORD_FILE_BYTES) throw new TooLarge(true);
+      yield chunk as Buffer;
+    }
+    if (failed) throw failed;
+  } catch (e) {
+    throw failed ?? e;
+  } finally {
+    gz.destroy();
+    await rest.return?.();
+    await feed.catch(() => undefined);
+  }
+}
+
+/** A zlib or file system error: the whole, slow read reports it in its own words. */
+function readFailure(e: unknown): boolean {
+  const code = (e as NodeJS.ErrnoException)?.code;
+  return typeof code === 'string' && (code.startsWith('Z_') || (e as NodeJS.ErrnoException).syscall !== undefined);
+}
+
+/** A regular file entry by entry as it is read (gzip too); undefined when the slow way must decide. */
+async function streamFile(file: string, counter: { bytes: number }, opts: LoadOptions): Promise<LoadResult | undefined> {
+  const it = readChunks(file, counter);
+  try {
+    const first = await it.next();
+    if (first.done) return undefined; // empty: the slow way says so
+    const reader = new EntryReader(file, opts);
+    if (isGzip(first.value)) {
+      for await (const c of gunzipChunks(first.value, it)) reader.pushBytes(c);
+    } else {
+      reader.pushBytes(first.value);
+      for (;;) {
+        const n = await it.next();
+        if (n.done) break;
+        reader.pushBytes(n.value);
+      }
+    }
+    return reader.endBytes();
+  } catch (e) {
+    if (e instanceof TooLarge) return problemResult(file, e.message);
+    if (e instanceof Bail || readFailure(e)) return undefined;
+    throw e;
+  } finally {
+    await it.return(undefined);
+  }
+}
+
+/** All of a file's bytes, read once (capped: throws TooLarge). */
+async function readAll(file: string, counter: { bytes: number }): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const c of readChunks(file, counter)) parts.push(c);
+  return Buffer.concat(parts);
+}
+
 /** A file saved in place (truncate, then write) can be read half-written. A read that overlapped a
  * change, or a broken or empty result from a file modified less than FRESH_MS ago (a writer may be
  * stalled mid-save), is read again every SETTLE_MS for up to FRESH_MS in all, so a load gives the
- * old or the new content whole; a file that is really broken is reported at most ~FRESH_MS later. */
+ * old or the new content whole; a file that is really broken is reported at most ~FRESH_MS later.
+ * Anything that is not a regular file (a pipe, `<(cmd)`, a device) is read exactly once. */
 const SETTLE_MS = 25;
 const FRESH_MS = 1000;
 const RELOADS = FRESH_MS / SETTLE_MS;
@@ -481,22 +877,44 @@ async function loadFile(file: string, opts: LoadOptions): Promise<LoadResult> {
     const started = Date.now();
     for (let attempt = 0; ; attempt++) {
       const before = await fsp.stat(file);
-      if (before.size > MAX_RECORD_FILE_BYTES) return { records: [], problems: [fileProblem(file, 'error', tooLarge(before.size))], files: [file], sources: [] };
-      const raw: Uint8Array = await fsp.readFile(file);
+      if (!before.isFile()) return await readOnce(file, opts);
+      if (before.size > MAX_RECORD_FILE_BYTES) return problemResult(file, tooLarge(before.size));
+      const counter = { bytes: 0 };
+      let result = opts.streaming !== false ? await streamFile(file, counter, opts) : undefined;
+      if (!result) {
+        counter.bytes = 0;
+        try {
+          result = await parseFileBytes(await readAll(file, counter), file, { ...opts, streaming: false });
+        } catch (e) {
+          if (!(e instanceof TooLarge)) throw e;
+          result = problemResult(file, e.message);
+        }
+      }
       const after = await fsp.stat(file);
-      const changed = before.size !== after.size || before.mtimeMs !== after.mtimeMs || before.ino !== after.ino || raw.byteLength !== after.size;
+      const changed = before.size !== after.size || before.mtimeMs !== after.mtimeMs || before.ino !== after.ino || counter.bytes !== after.size;
       const mayRetry = attempt < RELOADS && Date.now() - started < FRESH_MS;
       if (!(changed && mayRetry)) {
-        const result = await parseFileBytes(raw, file, opts);
         const fresh = Math.abs(Date.now() - after.mtimeMs) < FRESH_MS;
-        const broken = raw.byteLength === 0 || result.problems.some((p) => p.severity === 'error');
+        const broken = counter.bytes === 0 || result.problems.some((p) => p.severity === 'error');
         if (!(mayRetry && fresh && broken)) return result;
       }
       await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     }
   } catch (e) {
-    return { records: [], problems: [fileProblem(file, 'error', `cannot read: ${(e as Error)?.message ?? String(e)}`)], files: [file], sources: [] };
+    return problemResult(file, `cannot read: ${(e as Error)?.message ?? String(e)}`);
   }
+}
+
+/** A pipe or device: read once, as a stream, at most the cap; then parsed from memory. */
+async function readOnce(file: string, opts: LoadOptions): Promise<LoadResult> {
+  let raw: Buffer;
+  try {
+    raw = await readAll(file, { bytes: 0 });
+  } catch (e) {
+    if (e instanceof TooLarge) return problemResult(file, e.message);
+    throw e;
+  }
+  return parseFileBytes(raw, file, opts);
 }
 
 async function parseFileBytes(raw: Uint8Array, file: string, opts: LoadOptions): Promise<LoadResult> {
@@ -505,20 +923,21 @@ async function parseFileBytes(raw: Uint8Array, file: string, opts: LoadOptions):
     try {
       data = await gunzipLimited(data);
     } catch (e) {
-      return { records: [], problems: [fileProblem(file, 'error', gunzipErrorMessage(e))], files: [file], sources: [] };
+      return problemResult(file, gunzipErrorMessage(e));
     }
   }
-  return parseDecoded(decodeText(data), file, opts);
+  return parseData(data, file, opts);
 }
 
 /** Records from a file (.json, .jsonl, .ndjson, any of them .gz) or a folder (recursive). Never throws. */
 export async function loadRecordsFromPath(p: string, opts: LoadOptions = {}): Promise<LoadResult> {
   try {
-    const walked = await listRecordFiles(p);
+    const walked = await listRecordFiles(p, opts.within ? { within: opts.within } : {});
     const parts: LoadResult[] = [{ records: [], problems: walked.problems.map((w) => fileProblem(w.file, 'error', w.message)), files: [], sources: [] }];
     if (walked.files.length === 0 && walked.problems.length === 0)
       parts[0]!.problems.push(fileProblem(p, 'info', 'no record files (*.json, *.jsonl, *.ndjson, optionally .gz) in this folder'));
     for (const file of walked.files) parts.push(await loadFile(file, opts));
+    if (parts.length === 2 && parts[0]!.problems.length === 0) return parts[1]!; // one file: already merged within itself
     const all: LoadResult = { records: [], problems: [], files: [], sources: [] };
     for (const part of parts) {
       // element by element: a file can hold more records than spread arguments allow
@@ -547,7 +966,7 @@ function describeSource(s: RecordSource, origin?: RecordOrigin): string {
 /** Within one load result: later duplicates replace earlier ones (reported as info). */
 function dedupe(result: LoadResult): LoadResult {
   const merged = merge([{ origin: 'user', result }], false);
-  return { records: merged.records, problems: merged.problems, files: result.files, sources: merged.records.map((r) => merged.sources.get(r.id)!) };
+  return { records: merged.records, problems: merged.problems, files: result.files, sources: merged.sources };
 }
 
 /**
@@ -555,7 +974,14 @@ function dedupe(result: LoadResult): LoadResult {
  * as an `info` problem at the later record's id, naming the earlier source.
  */
 export function mergeRecordSets(sets: { origin: RecordOrigin; result: LoadResult }[]): MergedRecords {
-  return merge(sets, true);
+  const m = merge(sets, true);
+  const origins = new Map<string, RecordOrigin>();
+  const sources = new Map<string, RecordSource>();
+  m.records.forEach((r, i) => {
+    origins.set(r.id, m.origins[i]!);
+    sources.set(r.id, m.sources[i]!);
+  });
+  return { records: m.records, problems: m.problems, origins, sources };
 }
 
 export interface MergedRecords {
@@ -566,36 +992,45 @@ export interface MergedRecords {
   sources: Map<string, RecordSource>;
 }
 
-function merge(sets: { origin: RecordOrigin; result: LoadResult }[], nameOrigins: boolean): MergedRecords {
-  const byId = new Map<string, { record: ErrorRecord; origin: RecordOrigin; source: RecordSource }>();
+/** The winners in first-occurrence order (a later duplicate takes the earlier one's place), with
+ * their origins and sources as parallel arrays. */
+function merge(
+  sets: { origin: RecordOrigin; result: LoadResult }[],
+  nameOrigins: boolean,
+): { records: ErrorRecord[]; origins: RecordOrigin[]; sources: RecordSource[]; problems: RecordProblem[] } {
+  const slot = new Map<string, number>();
+  const records: ErrorRecord[] = [];
+  const origins: RecordOrigin[] = [];
+  const sources: RecordSource[] = [];
   const problems: RecordProblem[] = [];
   for (const { origin, result } of sets) {
     for (const pr of result.problems) problems.push(pr);
-    result.records.forEach((record, i) => {
+    const rs = result.records;
+    for (let i = 0; i < rs.length; i++) {
+      const record = rs[i]!;
       const source = result.sources?.[i] ?? unknownSource(result.files[0] ?? '(unknown)');
-      const prev = byId.get(record.id);
-      if (prev) {
-        problems.push({
-          file: source.file,
-          line: source.line,
-          column: source.column,
-          endLine: source.endLine,
-          endColumn: source.endColumn,
-          path: source.path,
-          severity: 'info',
-          message: `duplicate id ${record.id}: this record replaces ${describeSource(prev.source, nameOrigins ? prev.origin : undefined)}`,
-        });
+      const k = slot.get(record.id);
+      if (k === undefined) {
+        slot.set(record.id, records.length);
+        records.push(record);
+        origins.push(origin);
+        sources.push(source);
+        continue;
       }
-      byId.set(record.id, { record, origin, source });
-    });
+      problems.push({
+        file: source.file,
+        line: source.line,
+        column: source.column,
+        endLine: source.endLine,
+        endColumn: source.endColumn,
+        path: source.path,
+        severity: 'info',
+        message: `duplicate id ${record.id}: this record replaces ${describeSource(sources[k]!, nameOrigins ? origins[k] : undefined)}`,
+      });
+      records[k] = record;
+      origins[k] = origin;
+      sources[k] = source;
+    }
   }
-  const records: ErrorRecord[] = [];
-  const origins = new Map<string, RecordOrigin>();
-  const sources = new Map<string, RecordSource>();
-  for (const [id, v] of byId) {
-    records.push(v.record);
-    origins.set(id, v.origin);
-    sources.set(id, v.source);
-  }
-  return { records, problems, origins, sources };
+  return { records, origins, sources, problems };
 }

@@ -1,8 +1,13 @@
 // ErrLookup pattern rules: derive a pattern from a message, name its captures, decide whether a
-// pattern is safe to run, and split "simple" patterns (literals and (.+?) holes only) into literal
-// segments so the engine can match them with a chain of indexOf searches instead of a RegExp.
+// pattern can be used, and split "simple" patterns (literals and (.+?) holes only) into literal
+// segments so the engine can match them with a chain of indexOf searches instead of a regex.
 //
-// A messagePattern is a JavaScript regex source: unanchored, no flags.
+// A messagePattern is a JavaScript regex source: unanchored, no flags. Patterns that are not
+// simple run on a linear-time engine (linearRegex.ts), never on RegExp.
+
+import { linearRegex, parseRegex, type Node, type Parsed } from './linearRegex';
+
+const SINGLE_ESCAPES: Record<string, string> = { t: '\t', n: '\n', r: '\r', f: '\f', v: '\v' };
 
 export const HOLE = '(.+?)';
 
@@ -146,239 +151,9 @@ export function derivePattern(message: string): string {
 }
 
 // ---------------------------------------------------------------------------------------------
-// A small parser of JavaScript regex sources (no flags), enough for the safety rules, the literal
-// count and the required literals used by the engine's prefilter.
-
-interface Quant {
-  min: number;
-  max: number; // Infinity when unbounded
-}
-type Node =
-  | { t: 'char'; c: string; q?: Quant }
-  | { t: 'set'; wide?: boolean; q?: Quant } // class, \d, ., ... (wide: `.`, any character but a line end)
-  | { t: 'assert' } // ^ $ \b \B
-  | { t: 'backref'; q?: Quant }
-  | { t: 'group'; capturing: boolean; name?: string; lookaround: boolean; alts: Node[][]; q?: Quant };
-
-interface Parsed {
-  alts: Node[][];
-  groups: number;
-  groupNames: (string | undefined)[];
-}
-
-class RegexSyntax extends Error {}
-
-const SINGLE_ESCAPES: Record<string, string> = { t: '\t', n: '\n', r: '\r', f: '\f', v: '\v' };
-
-function parseRegex(src: string): Parsed {
-  let i = 0;
-  let groups = 0;
-  const groupNames: (string | undefined)[] = [];
-
-  const parseQuant = (): Quant | undefined => {
-    const c = src[i];
-    let q: Quant | undefined;
-    if (c === '*') q = { min: 0, max: Infinity };
-    else if (c === '+') q = { min: 1, max: Infinity };
-    else if (c === '?') q = { min: 0, max: 1 };
-    else if (c === '{') {
-      const m = /^\{(\d+)(,(\d*))?\}/.exec(src.slice(i));
-      if (!m) return undefined; // a literal { (Annex B)
-      const min = Number(m[1]);
-      const max = m[2] === undefined ? min : m[3] === '' ? Infinity : Number(m[3]);
-      i += m[0].length - 1;
-      q = { min, max };
-    } else return undefined;
-    i++;
-    if (src[i] === '?') i++; // lazy
-    return q;
-  };
-
-  const parseEscape = (): Node => {
-    // src[i] === '\\'
-    const c = src[i + 1];
-    if (c === undefined) throw new RegexSyntax('\\ at end of pattern');
-    i += 2;
-    if (/[1-9]/.test(c)) {
-      while (/[0-9]/.test(src[i] ?? '')) i++;
-      return { t: 'backref' };
-    }
-    if (c === 'k' && src[i] === '<') {
-      const end = src.indexOf('>', i);
-      i = end < 0 ? src.length : end + 1;
-      return { t: 'backref' };
-    }
-    if ('dDwWsS'.includes(c)) return { t: 'set' };
-    if (c === 'b' || c === 'B') return { t: 'assert' };
-    if (c === 'c' && /[A-Za-z]/.test(src[i] ?? '')) {
-      i++;
-      return { t: 'set' };
-    }
-    if (c === 'x' && /^[0-9a-fA-F]{2}/.test(src.slice(i, i + 2))) {
-      const ch = String.fromCharCode(parseInt(src.slice(i, i + 2), 16));
-      i += 2;
-      return { t: 'char', c: ch };
-    }
-    if (c === 'u' && /^[0-9a-fA-F]{4}/.test(src.slice(i, i + 4))) {
-      const ch = String.fromCharCode(parseInt(src.slice(i, i + 4), 16));
-      i += 4;
-      return { t: 'char', c: ch };
-    }
-    if (c === '0' && !/[0-9]/.test(src[i] ?? '')) return { t: 'char', c: '\0' };
-    if (c === '0') return { t: 'set' }; // legacy octal: treat as opaque
-    const single = SINGLE_ESCAPES[c];
-    if (single !== undefined) return { t: 'char', c: single };
-    return { t: 'char', c }; // identity escape
-  };
-
-  const parseClass = (): Node => {
-    // src[i] === '['
-    i++;
-    if (src[i] === '^') i++;
-    while (i < src.length && src[i] !== ']') i += src[i] === '\\' ? 2 : 1;
-    if (i >= src.length) throw new RegexSyntax('unterminated character class');
-    i++;
-    return { t: 'set' };
-  };
-
-  const parseAlts = (depth: number): Node[][] => {
-    const alts: Node[][] = [[]];
-    while (i < src.length) {
-      const c = src[i]!;
-      let node: Node;
-      if (c === '|') {
-        alts.push([]);
-        i++;
-        continue;
-      }
-      if (c === ')') {
-        if (depth === 0) throw new RegexSyntax('unmatched )');
-        return alts;
-      }
-      if (c === '(') {
-        i++;
-        let capturing = true;
-        let lookaround = false;
-        let name: string | undefined;
-        if (src[i] === '?') {
-          const rest = src.slice(i, i + 4);
-          if (rest.startsWith('?:')) {
-            capturing = false;
-            i += 2;
-          } else if (rest.startsWith('?=') || rest.startsWith('?!')) {
-            capturing = false;
-            lookaround = true;
-            i += 2;
-          } else if (rest.startsWith('?<=') || rest.startsWith('?<!')) {
-            capturing = false;
-            lookaround = true;
-            i += 3;
-          } else if (rest.startsWith('?<')) {
-            const end = src.indexOf('>', i);
-            if (end < 0) throw new RegexSyntax('unterminated group name');
-            name = src.slice(i + 2, end);
-            i = end + 1;
-          } else throw new RegexSyntax('invalid group');
-        }
-        if (capturing) {
-          groups++;
-          groupNames.push(name);
-        }
-        const inner = parseAlts(depth + 1);
-        if (src[i] !== ')') throw new RegexSyntax('unterminated group');
-        i++;
-        node = { t: 'group', capturing, lookaround, alts: inner, ...(name !== undefined ? { name } : {}) };
-      } else if (c === '\\') node = parseEscape();
-      else if (c === '[') node = parseClass();
-      else if (c === '.') {
-        i++;
-        node = { t: 'set', wide: true };
-      } else if (c === '^' || c === '$') {
-        i++;
-        alts[alts.length - 1]!.push({ t: 'assert' });
-        continue;
-      } else if (c === '*' || c === '+' || c === '?') throw new RegexSyntax('nothing to repeat');
-      else {
-        i++;
-        node = { t: 'char', c };
-      }
-      const q = parseQuant();
-      if (q) (node as { q?: Quant }).q = q;
-      alts[alts.length - 1]!.push(node);
-    }
-    return alts;
-  };
-
-  const alts = parseAlts(0);
-  if (i < src.length) throw new RegexSyntax('unmatched )');
-  return { alts, groups, groupNames };
-}
-
-function containsQuantifier(alts: Node[][]): boolean {
-  for (const alt of alts)
-    for (const n of alt) {
-      if ('q' in n && n.q) return true;
-      if (n.t === 'group' && containsQuantifier(n.alts)) return true;
-    }
-  return false;
-}
-
-function findProblemIn(alts: Node[][]): string | undefined {
-  for (const alt of alts)
-    for (const n of alt) {
-      if (n.t === 'backref') return 'uses a backreference';
-      if (n.t === 'group') {
-        // A group that may repeat (max > 1) and contains a quantifier can backtrack exponentially.
-        if (n.q && n.q.max > 1 && containsQuantifier(n.alts)) return 'has a nested quantifier (a repeated group that contains a quantifier)';
-        const inner = findProblemIn(n.alts);
-        if (inner) return inner;
-      }
-    }
-  return undefined;
-}
-
-// Polynomial backtracking. A regex fails on a line only after trying every way to split the text
-// between its unbounded parts: with two wildcard holes, (.+?) x (.+?) y, that is cubic in the text
-// for every start position, and so is a wildcard right next to another quantifier, (.+?)(\d+).
-// Such patterns are rejected unless they are simple (literals and (.+?) holes only), which the
-// engine matches without a RegExp, in linear time. A trailing wildcard does not count: it always
-// succeeds at once.
-
-type Tok = 'sep' | 'wide' | 'unbounded';
-
-/** The sequence of a pattern as separators (required characters) and unbounded parts. */
-function backtrackTokens(alt: Node[], out: Tok[]): void {
-  for (const n of alt) {
-    if (n.t === 'assert' || n.t === 'backref') continue;
-    if (n.t === 'group') {
-      if (n.lookaround) continue;
-      if (n.q && n.q.max === Infinity) out.push('unbounded');
-      else if (n.alts.length === 1) backtrackTokens(n.alts[0]!, out);
-      else if (containsQuantifier(n.alts)) out.push(n.alts.some((a) => a.some((x) => x.t === 'set' && x.wide && x.q?.max === Infinity)) ? 'wide' : 'unbounded');
-      else if (!n.q || n.q.min > 0) out.push('sep');
-      continue;
-    }
-    if (n.q && n.q.max === Infinity) out.push(n.t === 'set' && n.wide ? 'wide' : 'unbounded');
-    else if (!n.q || n.q.min > 0) out.push('sep');
-  }
-}
-
-function backtrackProblem(parsed: Parsed): string | undefined {
-  for (const alt of parsed.alts) {
-    const toks: Tok[] = [];
-    backtrackTokens(alt, toks);
-    if (toks[toks.length - 1] === 'wide') toks.pop();
-    if (toks.filter((t) => t === 'wide').length > 1)
-      return 'has more than one unbounded wildcard such as (.+?) or .* (besides a trailing one); a line that almost matches makes it backtrack for a very long time. Use only literal text and (.+?) holes (matched without backtracking) or narrower classes such as \\d+ or [^ ]+';
-    for (let k = 0; k + 1 < toks.length; k++) {
-      const a = toks[k]!;
-      const b = toks[k + 1]!;
-      if (a !== 'sep' && b !== 'sep' && (a === 'wide' || b === 'wide'))
-        return 'has an unbounded wildcard such as (.+?) right next to another repeated part, as in (.+?)(\\d+); a line that almost matches makes it backtrack for a very long time. Put literal text between them';
-    }
-  }
-  return undefined;
-}
+// Hand-written patterns: parsed with JavaScript's regex syntax (linearRegex.ts), which also runs
+// them on a linear-time engine. Here: the literal count and the required literals used by the
+// engine's prefilter, and the reasons a pattern is refused.
 
 /** Literal characters of a parsed pattern outside holes and optional parts (top level only;
  * with a top-level alternation, the smallest branch counts). */
@@ -427,19 +202,23 @@ export function patternInfo(pattern: string): PatternInfo | undefined {
   return { groups: parsed.groups, groupNames: parsed.groupNames, literalLength: literalCount(parsed.alts), requiredLiterals };
 }
 
-/** Why a pattern is unsafe (too long, backreference, nested quantifier, polynomial backtracking, < 6 literal chars, does not compile), or undefined. */
+function tooFewLiterals(lits: number): string {
+  return `pattern has only ${lits} literal character${lits === 1 ? '' : 's'} outside holes (at least ${MIN_LITERAL_CHARS} needed); it would match almost any line`;
+}
+
+/** Why a pattern cannot be used (too long, does not compile, needs what a linear-time engine cannot
+ * do — backreferences, lookaround —, < 6 literal chars), or undefined. */
 export function patternProblem(pattern: string): string | undefined {
   // Fast path for simple patterns (literals and (.+?) holes: every derived ErrLookup pattern). They
-  // always compile, hold no backreference or nested quantifier and cannot backtrack badly: only the
-  // length and the literal characters are left to check. Same answers as the full check
-  // (patternProblemFull; the fuzz tests compare them), without compiling a RegExp per record.
+  // always compile and are matched without any regex engine (ChainMatcher): only the length and
+  // the literal characters are left to check. Same answers as the full check (patternProblemFull;
+  // the fuzz tests compare them), without compiling a program per record.
   const simple = parseSimplePattern(pattern);
   if (simple && !simple.literals.some((l) => /[\n\r\u2028\u2029]/.test(l))) {
     if (pattern.length > MAX_PATTERN_LENGTH) return `pattern is longer than ${MAX_PATTERN_LENGTH} characters (${pattern.length})`;
     let lits = 0;
     for (const l of simple.literals) lits += l.length;
-    if (lits < MIN_LITERAL_CHARS)
-      return `pattern has only ${lits} literal character${lits === 1 ? '' : 's'} outside holes (at least ${MIN_LITERAL_CHARS} needed); it would match almost any line`;
+    if (lits < MIN_LITERAL_CHARS) return tooFewLiterals(lits);
     return undefined;
   }
   return patternProblemFull(pattern);
@@ -448,27 +227,17 @@ export function patternProblem(pattern: string): string | undefined {
 /** patternProblem without the fast path for simple patterns (exported for the tests). */
 export function patternProblemFull(pattern: string): string | undefined {
   if (pattern.length > MAX_PATTERN_LENGTH) return `pattern is longer than ${MAX_PATTERN_LENGTH} characters (${pattern.length})`;
+  // a messagePattern is JavaScript regex syntax: what RegExp refuses is a syntax error (it is
+  // only compiled here, never run)
   try {
     new RegExp(pattern);
   } catch (e) {
     return `pattern does not compile: ${(e as Error).message}`;
   }
-  let parsed: Parsed;
-  try {
-    parsed = parseRegex(pattern);
-  } catch (e) {
-    return `pattern is not supported: ${(e as Error).message}`;
-  }
-  const problem = findProblemIn(parsed.alts);
-  if (problem) return `pattern ${problem}`;
-  const simple = parseSimplePattern(pattern);
-  if (!simple || simple.literals.some((l) => /[\n\r\u2028\u2029]/.test(l))) {
-    const backtrack = backtrackProblem(parsed);
-    if (backtrack) return `pattern ${backtrack}`;
-  }
-  const lits = literalCount(parsed.alts);
-  if (lits < MIN_LITERAL_CHARS)
-    return `pattern has only ${lits} literal character${lits === 1 ? '' : 's'} outside holes (at least ${MIN_LITERAL_CHARS} needed); it would match almost any line`;
+  const re = linearRegex(pattern);
+  if (typeof re === 'string') return `pattern ${re}`;
+  const lits = literalCount(parseRegex(pattern).alts);
+  if (lits < MIN_LITERAL_CHARS) return tooFewLiterals(lits);
   return undefined;
 }
 

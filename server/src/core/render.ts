@@ -7,15 +7,32 @@
 // Markdown built by the caller (the extension's own command links).
 import type { ErrorRecord } from './record';
 import { fenceLanguage } from './languages';
+import { isLiteRecord } from './dataset/lite';
+import { raiseExcerpt } from './sourceContext';
 
 export interface RenderOptions {
   match?: { text: string; captures: { name: string; value: string }[] };
   /** Resolved local raise site (href = file URI); when absent, the record's githubUrl is used. */
   raiseSite?: { label: string; href?: string };
-  /** Hover: shorter. Record view / CLI: full. */
+  /**
+   * Hover: a glance that fits a hover box. One-line title (with the raise site), `actions` right
+   * under it, the first sentences of the documentation, the first fix, the captures on one line,
+   * the confidence when the match is only possible or unlikely; a skeleton record shows a few
+   * lines of its raise statement instead. The full record is the record view's.
+   */
   compact?: boolean;
+  /**
+   * A terminal or report summary (CLI `scan`, SARIF help): documentation, causes, solutions, the
+   * try/catch and validation snippets, the raise site; a skeleton record shows a short source
+   * window. Ignored when `compact` is set.
+   */
+  summary?: boolean;
   /** Trusted Markdown appended at the end (command links built by the caller). */
   footer?: string;
+  /** Trusted Markdown put right under the title (the hover's command links, built by the caller). */
+  actions?: string;
+  /** How sure the match is (RecordMatch.confidence): its label and reasons, strongest first. */
+  confidence?: { label: string; reasons: readonly string[] };
   /**
    * Plain text for a terminal: no Markdown escaping of record text (control characters are still
    * removed, so a record cannot drive the terminal). Never feed plain output to a Markdown renderer.
@@ -23,30 +40,54 @@ export interface RenderOptions {
   plain?: boolean;
 }
 
-// C0/C1 controls except TAB/LF, DEL, and bidi overrides/isolates (Trojan Source) and BOM.
+// Characters no output may carry (stripControls removes them, showInvisible writes them as \u
+// escapes): C0/C1 controls except TAB/LF, DEL, and the invisible format characters that can make
+// text read differently from what it is (Trojan Source, CVE-2021-42574): bidi marks, embeddings,
+// overrides and isolates (U+061C, U+200E-200F, U+202A-202E, U+2066-2069), zero-width characters
+// (U+200B-200D, U+2060-2064, U+180E, U+FEFF), deprecated format controls (U+206A-206F), interlinear
+// annotations (U+FFF9-FFFB) and tag characters (U+E0000-E007F). This is the one definition; every
+// output (Markdown, plain text, diagnostics, code-action titles, tooltips, snippets, CLI) uses it.
+const INVISIBLE_SOURCE =
+  '[\\u0000-\\u0008\\u000B-\\u001F\\u007F-\\u009F\\u061C\\u180E\\u200B-\\u200F\\u202A-\\u202E\\u2060-\\u2064\\u2066-\\u206F\\uFEFF\\uFFF9-\\uFFFB]|\\uDB40[\\uDC00-\\uDC7F]';
 // eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u200E\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/g;
+const CONTROL = new RegExp(INVISIBLE_SOURCE, 'g');
 
-const HAS_CONTROL = new RegExp(CONTROL.source);
+const HAS_CONTROL = new RegExp(INVISIBLE_SOURCE);
 
-/** Removes control characters (keeps tab and newline; CR and CRLF become newline). */
+/** Removes control and invisible format characters (keeps tab and newline; CR and CRLF become newline). */
 export function stripControls(text: string): string {
-  return text.replace(/\r\n?/g, '\n').replace(CONTROL, '');
+  const t = text.indexOf('\r') >= 0 ? text.replace(/\r\n?/g, '\n') : text;
+  return HAS_CONTROL.test(t) ? t.replace(CONTROL, '') : t;
 }
 
-// Things that renderers turn into links without brackets: scheme URLs, www., e-mail addresses,
-// and URI schemes that matter in an editor (command:, vscode:, file:, data:, javascript:, mailto:).
-const LINKISH =
-  /\b[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s<>|`]*|\bwww\.[^\s<>|`]+|\b(?:command|vscode|vscode-insiders|vscode-file|file|data|javascript|vbscript|mailto|tel):[^\s<>|`]*|[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+/gi;
+/** The same characters written as visible `\uXXXX` escapes (lossless; inside a JSON string this is
+ * the JSON escape of the character itself). TAB, LF and CR are kept. */
+export function showInvisible(text: string): string {
+  if (!HAS_CONTROL.test(text)) return text;
+  return text.replace(CONTROL, (c) => {
+    if (c === '\t' || c === '\n' || c === '\r') return c;
+    let out = '';
+    for (let i = 0; i < c.length; i++) out += '\\u' + c.charCodeAt(i).toString(16).padStart(4, '0');
+    return out;
+  });
+}
 
-// ASCII punctuation that can start or close a Markdown construct. CommonMark allows a backslash
-// before any ASCII punctuation and renders the character itself.
-const META = /[\\`*_{}[\]()#!|<>&~$]/g;
+// URL-like runs are shown as code spans (no renderer links inside a code span). This is for
+// looks: safety does not depend on finding them (see escapeRun).
+const LINKISH =
+  /[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s<>|`]*|www\.[^\s<>|`]+|\b(?:command|vscode|vscode-insiders|vscode-file|file|data|javascript|vbscript|mailto|tel):[^\s<>|`]*|[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+/gi;
+
+// ASCII punctuation that can start or close a Markdown construct, or make an autolink: `:` (every
+// scheme, `://`), `@` (e-mail autolinks) and `.` (www. and bare domains such as evil.com).
+// CommonMark allows a backslash before any ASCII punctuation and renders the character itself; a
+// backslash escape also ends the text run a linkifier looks at (marked's GFM autolinks,
+// markdown-it's linkify), so no run of escaped text can hold a scheme, a www., an @ or a domain.
+const META = /[\\`*_{}[\]()#!|<>&~$:@.]/g;
 
 /**
- * Escapes text so a Markdown renderer shows it literally: metacharacters are backslash-escaped,
- * URL-like runs are put in code spans (no renderer autolinks inside a code span), a leading
- * `1.` cannot start a list. Newlines are kept (paragraph text).
+ * Escapes text so a Markdown renderer shows it literally and links nothing: metacharacters and
+ * `: @ .` are backslash-escaped, URL-like runs are put in code spans, a leading `1)` cannot start a
+ * list. Newlines are kept (paragraph text).
  */
 export function escapeMarkdown(text: string): string {
   const clean = stripControls(text);
@@ -67,10 +108,14 @@ export function escapeMarkdown(text: string): string {
 function escapeRun(text: string): string {
   return text
     .replace(META, '\\$&')
-    // a dot inside a word (`runtime.py`, `evil.com`): linkifiers with fuzzy domains cannot see it
-    .replace(/\.(?=[\p{L}\p{N}])/gu, '\\.')
     .replace(/(^|\n)([ \t]*)([-+=])/g, '$1$2\\$3')
-    .replace(/(^|\n)([ \t]*\d+)([.)])/g, '$1$2\\$3');
+    .replace(/(^|\n)([ \t]*\d+)(\))/g, '$1$2\\$3');
+}
+
+/** One line of plain text (diagnostic messages, titles, tooltips, CLI lines): control and invisible
+ * characters removed, runs of white space one space, trimmed. */
+export function oneLine(text: string): string {
+  return stripControls(text).replace(/\s+/g, ' ').trim();
 }
 
 /** Text on one line (titles, table cells): escaped, newlines and tabs become spaces. */
@@ -163,16 +208,17 @@ export function raiseSiteLabel(record: ErrorRecord): string | undefined {
 }
 
 export function renderRecord(record: ErrorRecord, opts: RenderOptions = {}): string {
+  if (opts.compact === true) return renderGlance(record, opts);
   const plain = opts.plain === true;
   const esc = plain ? (s: string) => stripControls(s) : escapeMarkdown;
   const inl = plain ? (s: string) => stripControls(s).replace(/[\n\t]+/g, ' ') : escapeInline;
   const code = plain ? (s: string) => stripControls(s).replace(/\n/g, ' ') : codeSpan;
-  const compact = opts.compact === true;
+  const summary = opts.summary === true;
   const lang = fenceLanguage(record.filePath);
   const out: string[] = [];
   const section = (title: string, body: string | undefined) => {
     if (!body) return;
-    out.push(compact ? `**${title}**\n\n${body}` : `#### ${title}\n\n${body}`);
+    out.push(summary ? `**${title}**\n\n${body}` : `#### ${title}\n\n${body}`);
   };
 
   // Title: errorClass · HTTP status · severity · repo
@@ -182,8 +228,10 @@ export function renderRecord(record: ErrorRecord, opts: RenderOptions = {}): str
   if (record.httpStatus != null) titleParts.push(`HTTP ${Math.trunc(Number(record.httpStatus))}`);
   titleParts.push(inl(record.severity));
   titleParts.push(inl(record.repo));
-  out.push(`${compact ? '####' : '###'} ${titleParts.join(' · ')}`);
+  out.push(`${summary ? '####' : '###'} ${titleParts.join(' · ')}`);
+  if (opts.actions) out.push(opts.actions);
   out.push(plain ? `> ${inl(record.errorMessage)}` : `> ${escapeInline(record.errorMessage)}`);
+  if (opts.confidence) out.push(confidenceLine(opts.confidence, plain));
 
   if (opts.match) {
     const lines = [`**Matched:** ${code(opts.match.text)}`];
@@ -207,11 +255,11 @@ export function renderRecord(record: ErrorRecord, opts: RenderOptions = {}): str
   }
 
   section('Why it happens', record.triggerScenarios ? esc(record.triggerScenarios) : undefined);
-  if (!compact) section('Common situations', record.commonSituations ? esc(record.commonSituations) : undefined);
+  if (!summary) section('Common situations', record.commonSituations ? esc(record.commonSituations) : undefined);
   section('Solutions', list(record.solutions, esc, true));
-  if (!compact) section('Prevention', list(record.preventionTips, esc, false));
+  if (!summary) section('Prevention', list(record.preventionTips, esc, false));
 
-  const snippets: [string, string | null][] = compact
+  const snippets: [string, string | null][] = summary
     ? [
         ['Try/catch', record.tryCatchPattern],
         ['Validation', record.validationCode],
@@ -229,11 +277,14 @@ export function renderRecord(record: ErrorRecord, opts: RenderOptions = {}): str
   // Raise site
   const site = raiseSiteLine(record, opts, plain);
   if (site) section('Raised at', site);
-  if (record.sourceCode && (skeleton || !compact)) {
+  if (record.sourceCode && !summary) {
     const start = record.sourceCodeStart;
     const end = record.sourceCodeEnd;
     const where = start != null ? ` (lines ${Math.trunc(Number(start))}–${Math.trunc(Number(end ?? start))})` : '';
     section(`Source${where}`, fencedBlock(record.sourceCode, lang));
+  } else if (skeleton) {
+    const ex = raiseExcerpt(record, 6);
+    if (ex) section(`Source (from line ${ex.firstLine})`, fencedBlock(ex.text, lang));
   }
 
   if (opts.footer) out.push(opts.footer);
@@ -263,4 +314,133 @@ function raiseSiteLine(record: ErrorRecord, opts: RenderOptions, plain: boolean)
   const linked = href ? `[${text}](${href})` : text;
   const alsoGithub = localHref && github ? ` ([GitHub](${github}))` : '';
   return `${linked}${at}${alsoGithub}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The hover glance (compact)
+
+/** Limits of the glance, in characters: what fits a 250 px hover next to the problem's message. */
+export const GLANCE = { documentation: 200, solution: 80, captureValue: 40, captures: 4, pathSegments: 2 } as const;
+
+/** A hard line break inside a paragraph (two trailing spaces): lines without paragraph margins. */
+const BREAK = '  \n';
+
+/** `text` cut to at most `max` characters at a word boundary, with an ellipsis. */
+export function shorten(text: string, max: number): string {
+  const t = stripControls(text).replace(/\s+/g, ' ').trim();
+  if (t.length <= max) return t;
+  const cut = t.slice(0, max - 1);
+  const space = cut.lastIndexOf(' ');
+  return (space > max * 0.6 ? cut.slice(0, space) : cut).replace(/[\s,;:.]+$/, '') + '…';
+}
+
+/** The first sentence of a text, plus the second when both fit in `max` characters (else shortened). */
+export function leadSentences(text: string | null, max: number): string {
+  const one = firstSentence(text);
+  if (!one) return '';
+  if (one.length > max) return shorten(one, max);
+  const rest = stripControls(text ?? '').replace(/\s+/g, ' ').trim().slice(one.length).trim();
+  const two = firstSentence(rest);
+  return two && one.length + 1 + two.length <= max ? `${one} ${two}` : one;
+}
+
+const CONFIDENCE_WORDS: Record<string, string> = { likely: 'Likely match', possible: 'Possible match', unlikely: 'Unlikely match' };
+
+/** "Likely match (specific message text)": the label and the strongest reason. */
+export function confidenceText(c: { label: string; reasons: readonly string[] }): string {
+  const head = CONFIDENCE_WORDS[c.label] ?? `${c.label} match`;
+  const why = c.reasons[0];
+  return why ? `${head} (${why})` : head;
+}
+
+function confidenceLine(c: { label: string; reasons: readonly string[] }, plain: boolean): string {
+  return plain ? stripControls(confidenceText(c)) : `_${escapeInline(confidenceText(c))}_`;
+}
+
+/** Letters and digits only, lower case: "the same text" whatever the punctuation. */
+function comparable(s: string): string {
+  return s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+}
+
+/**
+ * The documentation's lead sentences for the glance. A first sentence that only restates the
+ * error (the matched text or the record's message, which the problem already shows) is skipped.
+ */
+function glanceDocumentation(record: ErrorRecord, matched: string | undefined): string {
+  const docText = record.documentation;
+  const first = firstSentence(docText);
+  if (!first) return '';
+  const f = comparable(first);
+  const literal = comparable(record.errorMessage.replace(/\{[^{}]*\}|%[-#0 +]*\d*(?:\.\d+)?[a-zA-Z]|\$\{[^}]*\}/g, ' '));
+  const restates = f.length > 0 && ((matched !== undefined && f === comparable(matched)) || f === literal);
+  if (!restates) return leadSentences(docText, GLANCE.documentation);
+  const rest = stripControls(docText ?? '').replace(/\s+/g, ' ').trim().slice(first.length).trim();
+  return leadSentences(rest, GLANCE.documentation);
+}
+
+function renderGlance(record: ErrorRecord, opts: RenderOptions): string {
+  const plain = opts.plain === true;
+  const inl = plain ? (s: string) => stripControls(s).replace(/[\n\t]+/g, ' ') : escapeInline;
+  const code = plain ? (s: string) => stripControls(s).replace(/\n/g, ' ') : codeSpan;
+  const bold = (s: string) => (plain ? s : `**${s}**`);
+  const out: string[] = [];
+
+  // Title: class · HTTP status · severity · repo · raise site (one line), the action links on the next line
+  const title: string[] = [bold(inl(record.errorClass || record.errorCode || record.errorType))];
+  if (record.errorCode && record.errorClass) title.push(inl(record.errorCode));
+  if (record.httpStatus != null) title.push(`HTTP ${Math.trunc(Number(record.httpStatus))}`);
+  title.push(inl(record.severity), inl(record.repo));
+  const site = glanceRaiseSite(record, opts, plain);
+  if (site) title.push(`raised at ${site}`);
+  out.push(opts.actions ? `${title.join(' · ')}${plain ? '\n' : BREAK}${opts.actions}` : title.join(' · '));
+
+  const skeleton = isSkeleton(record);
+  const doc = glanceDocumentation(record, opts.match?.text);
+  if (doc) out.push(inl(doc));
+  // a skeleton record has no prose: its message template at least says which error this is
+  else if (skeleton && record.errorMessage) out.push(inl(shorten(oneLine(record.errorMessage), GLANCE.documentation)));
+
+  // Fix, captures and the confidence of a doubtful match (possible / unlikely: a caveat the user
+  // needs; a likely match, the usual case, costs no line): one line each, in one block
+  const facts: string[] = [];
+  const fixes = record.solutions.filter((s) => typeof s === 'string' && s.trim());
+  if (fixes.length) {
+    const more = fixes.length > 1 ? ` (+${fixes.length - 1} more)` : '';
+    facts.push(`${bold('Fix:')} ${inl(shorten(fixes[0]!, GLANCE.solution))}${more}`);
+  }
+  const caps = opts.match?.captures ?? [];
+  if (caps.length) {
+    const shown = caps.slice(0, GLANCE.captures).map((c) => `${inl(c.name)} = ${code(shorten(c.value, GLANCE.captureValue) || ' ')}`);
+    if (caps.length > GLANCE.captures) shown.push(`+${caps.length - GLANCE.captures} more`);
+    facts.push(`${bold('Captured:')} ${shown.join(' · ')}`);
+  }
+  if (opts.confidence && opts.confidence.label !== 'likely') facts.push(confidenceLine(opts.confidence, plain));
+  if (facts.length) out.push(facts.join(plain ? '\n' : BREAK));
+
+  if (skeleton && isLiteRecord(record)) {
+    // an index row of the ErrLookup dataset: its full record is downloaded when it is opened
+    out.push(plain ? 'The full explanation loads when the record is opened.' : '_The full explanation loads when the record is opened._');
+  } else if (skeleton) {
+    const ex = raiseExcerpt(record);
+    if (ex) out.push(plain ? ex.text.split('\n').map((l) => `    ${stripControls(l)}`).join('\n') : fencedBlock(ex.text, fenceLanguage(record.filePath)));
+    out.push(plain ? 'No explanation written yet (a skeleton record).' : '_No explanation written yet (a skeleton record)._');
+  }
+  if (opts.footer) out.push(opts.footer);
+  return out.join('\n\n') + '\n';
+}
+
+/**
+ * The raise site as a short link: the last path segments and the line (`encoder/server.py:724`),
+ * linked to the local file or the pinned GitHub URL (the full path is in the record view).
+ */
+function glanceRaiseSite(record: ErrorRecord, opts: RenderOptions, plain: boolean): string | undefined {
+  const full = opts.raiseSite?.label ?? raiseSiteLabel(record);
+  if (!full) return undefined;
+  const parts = full.split(/[\\/]/);
+  const label = parts.length > GLANCE.pathSegments ? `…/${parts.slice(-GLANCE.pathSegments).join('/')}` : full;
+  if (plain) return stripControls(label).replace(/\n/g, ' ');
+  const localHref = opts.raiseSite?.href ? safeLocalHref(opts.raiseSite.href) : undefined;
+  const href = localHref ?? safeGithubUrl(record.githubUrl);
+  const text = codeSpan(label);
+  return href ? `[${text}](${href})` : text;
 }

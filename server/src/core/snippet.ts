@@ -1,9 +1,12 @@
-// Text of snippets inserted into code: a header comment naming the record, re-indentation for the
-// target line and the document's tab/space setting, and surround-with-try for a selection.
-// Inserting text never runs anything; this module only builds strings.
+// Text of snippets inserted into code: a short header comment naming the record, re-indentation
+// for the target line and the document's tab/space setting, surround-with-try for a selection or
+// (without one) for the statement at the cursor, and tab stops on the names of the record's code
+// that the document does not know (planSnippet: plain text for any client, snippet syntax for
+// editors with tab stops). Inserting text never runs anything; this module only builds strings.
 import type { ErrorRecord } from './record';
 import { type LanguageInfo, commentLine, languageById, languageForPath } from './languages';
-import { raiseSiteLabel, stripControls } from './render';
+import { stripControls } from './render';
+import { statementAt } from './sourceContext';
 
 export interface SnippetTarget {
   /** VS Code language id of the document the snippet goes into. */
@@ -15,12 +18,18 @@ export interface SnippetTarget {
   eol: '\n' | '\r\n';
 }
 
-/** One comment line naming the record: `# error-explainer: <slug> (<repo>, raised at <file:line>)`. */
+/** Longest slug in the header comment (longer ones are cut at a hyphen). */
+const HEADER_SLUG = 40;
+
+/** One short comment line naming the record: `# error-explainer: <slug>` (searchable by slug). */
 export function snippetHeader(record: ErrorRecord, lang: LanguageInfo): string {
-  const one = (s: string) => stripControls(s).replace(/\s+/g, ' ').trim();
-  const site = raiseSiteLabel(record);
-  const where = [one(record.repo), site ? `raised at ${one(site)}` : ''].filter(Boolean).join(', ');
-  const text = `error-explainer: ${one(record.slug)}${where ? ` (${where})` : ''}`;
+  let slug = stripControls(record.slug).replace(/\s+/g, ' ').trim();
+  if (slug.length > HEADER_SLUG) {
+    const cut = slug.slice(0, HEADER_SLUG);
+    const dash = cut.lastIndexOf('-');
+    slug = dash > HEADER_SLUG / 2 ? cut.slice(0, dash) : cut;
+  }
+  const text = `error-explainer: ${slug}`;
   return commentLine(lang, text) ?? commentLine({ id: lang.id, lineComment: '#' }, text)!;
 }
 
@@ -136,6 +145,20 @@ export function surroundWithTry(
   record: ErrorRecord,
   target: SnippetTarget,
 ): string | undefined {
+  const parts = surroundParts(tryCatchPattern, selected, record, target);
+  if (!parts) return undefined;
+  const out = [parts.header, ...parts.head, ...parts.body, ...parts.tail];
+  const endsWithBreak = /\r?\n$/.test(selected);
+  return out.join(target.eol) + (endsWithBreak ? target.eol : '');
+}
+
+/** surroundWithTry's lines: the header, the snippet up to `try`, the selection (re-indented), the handler. */
+function surroundParts(
+  tryCatchPattern: string,
+  selected: string,
+  record: ErrorRecord,
+  target: SnippetTarget,
+): { header: string; head: string[]; body: string[]; tail: string[] } | undefined {
   const recordLang = languageForPath(record.filePath)?.id;
   if (NO_TRY.has(target.languageId) || (recordLang && NO_TRY.has(recordLang))) return undefined;
   const lines = splitLines(tryCatchPattern);
@@ -156,14 +179,241 @@ export function surroundWithTry(
     common = common.slice(0, k);
   }
   const body = sel.map((l) => (l.trim() ? bodyIndent + l.slice(common.length) : ''));
-
   const header = target.indent + snippetHeader(record, targetLanguage(record, target));
-  const out = [
-    header,
-    ...snippet.slice(0, shape.tryLine + 1),
-    ...body,
-    ...snippet.slice(shape.handlerLine),
-  ];
-  const endsWithBreak = /\r?\n$/.test(selected);
-  return out.join(target.eol) + (endsWithBreak ? target.eol : '');
+  return { header, head: snippet.slice(0, shape.tryLine + 1), body, tail: snippet.slice(shape.handlerLine) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Planned insertions with tab stops
+
+export type SnippetKind = 'validation' | 'tryCatch' | 'typeGuard' | 'exampleFix';
+
+export interface SnippetDocument {
+  lines: readonly string[];
+  languageId: string;
+}
+
+export interface PlannedSnippet {
+  /** Whole lines [start, end] are replaced (`replace`), or the text goes before line `start`. */
+  start: number;
+  end: number;
+  replace: boolean;
+  /** Plain text (each tab stop's default). Replacements end without a line break, insertions with one. */
+  text: string;
+  /** The same in snippet syntax: `${1:name}` on names the document does not know, `$`, `}` and `\\` escaped. */
+  snippet: string;
+  /** True when the snippet surrounds code with try (else it is inserted above). */
+  surrounds: boolean;
+}
+
+/**
+ * Where and what to insert for a record's snippet at `line` (0-based) of a document. A try/catch
+ * surrounds the selected lines or, without a selection, the statement at the line; other kinds,
+ * and try/catch snippets that cannot surround (no try in the language, not try-shaped, no
+ * statement), go above that statement (or the line). Names the record's code uses that the
+ * document does not contain become tab stops.
+ */
+export function planSnippet(
+  kind: SnippetKind,
+  code: string,
+  record: ErrorRecord,
+  doc: SnippetDocument,
+  at: { line: number; selection?: { start: number; end: number } },
+  fmt: { insertSpaces: boolean; tabSize: number; eol: '\n' | '\r\n' },
+): PlannedSnippet {
+  const lines = doc.lines;
+  const line = Math.max(0, Math.min(at.line, Math.max(0, lines.length - 1)));
+  const range = at.selection ? { start: at.selection.start, end: Math.max(at.selection.start, at.selection.end) } : statementAt(lines, line, doc.languageId);
+  const first = range?.start ?? line;
+  const known = knownNames(lines);
+  for (const part of (record.errorClass ?? '').split(/[.:]+/)) if (part) known.add(part);
+  const target: SnippetTarget = { languageId: doc.languageId, indent: indentAt(lines, first), ...fmt };
+  const header = target.indent + snippetHeader(record, targetLanguage(record, target));
+  const stops = new TabStops(known, doc.languageId);
+  if (kind === 'tryCatch' && range) {
+    const selected = lines.slice(range.start, range.end + 1).join('\n');
+    const hoisted = hoistDeclaration(selected, doc.languageId);
+    const parts = surroundParts(code, hoisted?.body ?? selected, record, target);
+    if (parts) {
+      const decl = hoisted ? [target.indent + hoisted.declaration] : [];
+      const plain = [parts.header, ...decl, ...parts.head, ...parts.body, ...parts.tail];
+      const snippet = [
+        escapeSnippet(parts.header),
+        ...decl.map(escapeSnippet),
+        ...parts.head.map((l) => stops.apply(l)),
+        ...parts.body.map(escapeSnippet),
+        ...parts.tail.map((l) => stops.apply(l)),
+      ];
+      return { start: range.start, end: range.end, replace: true, text: plain.join(fmt.eol), snippet: snippet.join(fmt.eol), surrounds: true };
+    }
+  }
+  const body = reindent(splitLines(code), target.indent, target);
+  return {
+    start: first,
+    end: first,
+    replace: false,
+    text: [header, ...body].join(fmt.eol) + fmt.eol,
+    snippet: [escapeSnippet(header), ...body.map((l) => stops.apply(l))].join(fmt.eol) + fmt.eol,
+    surrounds: false,
+  };
+}
+
+const BLOCK_SCOPED = new Set(['javascript', 'javascriptreact', 'typescript', 'typescriptreact']);
+
+/**
+ * `const x = f()` moved into a try block would be out of scope after it: in JS/TS the declaration
+ * stays before the try (`let x;`, its type kept) and the try assigns it (`x = f()`).
+ */
+function hoistDeclaration(selected: string, languageId: string): { declaration: string; body: string } | undefined {
+  if (!BLOCK_SCOPED.has(languageId)) return undefined;
+  const m = /^([ \t]*)(?:const|let|var)\s+([A-Za-z_$][\w$]*)(\s*:\s*[^=]+?)?\s*=(?![=>])\s*/.exec(selected);
+  if (!m) return undefined;
+  const type = m[3] ? m[3].trim().replace(/^:\s*/, ': ') : '';
+  return { declaration: `let ${m[2]}${type};`, body: `${m[1]}${m[2]} = ${selected.slice(m[0].length)}` };
+}
+
+/** Indentation for code placed at `line`: its own, or (blank line) the next code line's, else the previous one's. */
+function indentAt(lines: readonly string[], line: number): string {
+  const own = lines[line];
+  if (own !== undefined && own.trim()) return leading(own);
+  for (let i = line + 1; i < Math.min(lines.length, line + 50); i++) if (lines[i]!.trim()) return leading(lines[i]!);
+  for (let i = line - 1; i >= Math.max(0, line - 50); i--) if (lines[i]!.trim()) return leading(lines[i]!);
+  return '';
+}
+
+const IDENT = /[A-Za-z_$][\w$]*/g;
+/** The same, sticky: an identifier exactly at lastIndex (a separate object: matchAll copies IDENT's lastIndex). */
+const IDENT_AT = /[A-Za-z_$][\w$]*/y;
+const MAX_KNOWN_SCAN = 2_000_000;
+
+/** Every identifier-like word of the document (what it "knows"). */
+function knownNames(lines: readonly string[]): Set<string> {
+  const out = new Set<string>();
+  let size = 0;
+  for (const l of lines) {
+    size += l.length;
+    if (size > MAX_KNOWN_SCAN) break;
+    for (const m of l.matchAll(IDENT)) out.add(m[0]);
+  }
+  return out;
+}
+
+/** Escapes text for snippet syntax: `\\`, `$` and `}`. */
+export function escapeSnippet(text: string): string {
+  return text.replace(/[\\$}]/g, '\\$&');
+}
+
+/** Snippet syntax back to plain text: placeholders become their defaults, escapes are undone. */
+export function snippetToText(snippet: string): string {
+  let out = '';
+  for (let i = 0; i < snippet.length; i++) {
+    const c = snippet[i]!;
+    if (c === '\\' && i + 1 < snippet.length && '\\$}'.includes(snippet[i + 1]!)) {
+      out += snippet[++i];
+      continue;
+    }
+    if (c === '$') {
+      const m = /^\$\{\d+:/.exec(snippet.slice(i));
+      if (m) {
+        i += m[0].length - 1;
+        continue; // the default follows; its closing } is dropped below
+      }
+      const n = /^\$(?:\d+|\{\d+\})/.exec(snippet.slice(i));
+      if (n) {
+        i += n[0].length - 1;
+        continue;
+      }
+    }
+    if (c === '}') continue; // the end of a placeholder (literal braces are escaped)
+    out += c;
+  }
+  return out;
+}
+
+const COMMON_WORDS: Record<string, string> = {
+  python:
+    'False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield self cls ' +
+    'print len str int float bool bytes list dict set frozenset tuple range isinstance issubclass open super object type getattr setattr hasattr repr sorted reversed min max sum any all enumerate zip map filter iter next abs round format id hash vars dir callable ' +
+    'Exception BaseException ValueError TypeError KeyError IndexError RuntimeError OSError IOError LookupError AttributeError NotImplementedError StopIteration TimeoutError ConnectionError FileNotFoundError PermissionError logging log logger time sleep os sys json re math',
+  js:
+    'break case catch class const continue debugger default delete do else export extends finally for function if import in instanceof let new return super switch this throw try typeof var void while with yield async await of null undefined true false NaN Infinity ' +
+    'console Error TypeError RangeError SyntaxError ReferenceError Promise JSON Object Array String Number Boolean Math Date Map Set WeakMap Symbol RegExp BigInt setTimeout clearTimeout setInterval clearInterval process require module exports globalThis window document fetch AbortController URL logger log',
+  go: 'break case chan const continue default defer else fallthrough for func go goto if import interface map package range return select struct switch type var nil true false err error errors fmt log len cap make new append panic recover string int int64 uint byte rune bool float64 context ctx',
+  rust: 'as break const continue crate else enum extern false fn for if impl in let loop match mod move mut pub ref return self Self static struct super trait true type unsafe use where while async await dyn Some None Ok Err Result Option Box Vec String println eprintln format panic unwrap expect',
+  java: 'abstract assert boolean break byte case catch char class const continue default do double else enum extends final finally float for goto if implements import instanceof int interface long native new package private protected public return short static strictfp super switch synchronized this throw throws transient try void volatile while true false null var String Integer Long Object Exception RuntimeException IllegalArgumentException IllegalStateException System out println log logger e ex',
+};
+const WORDS_BY_LANGUAGE = new Map<string, Set<string>>();
+function commonWords(languageId: string): Set<string> {
+  const family = languageId === 'python' ? 'python' : /^(?:java|kotlin|scala|groovy|csharp)$/.test(languageId) ? 'java' : languageId === 'go' ? 'go' : languageId === 'rust' ? 'rust' : 'js';
+  let set = WORDS_BY_LANGUAGE.get(family);
+  if (!set) WORDS_BY_LANGUAGE.set(family, (set = new Set(COMMON_WORDS[family]!.split(' '))));
+  return set;
+}
+
+/** Names a snippet line binds (assignments, `as e`, `catch (e)`, `for x in`, declarations): known from then on. */
+const BINDINGS = [
+  /^\s*([A-Za-z_$][\w$]*)\s*(?::[^=]*)?=(?!=)/,
+  /\bas\s+([A-Za-z_]\w*)/g,
+  /\bcatch\s*\(\s*([A-Za-z_$][\w$]*)/g,
+  /\bfor\s*\(?\s*(?:const|let|var)?\s*([A-Za-z_$][\w$]*)/g,
+  /\b(?:const|let|var|val)\s+([A-Za-z_$][\w$]*)/g,
+  /\b([A-Za-z_]\w*)\s*:=/g,
+];
+
+/** Numbers tab stops by name across one snippet: the same unknown name is the same (mirrored) stop. */
+class TabStops {
+  private readonly numbers = new Map<string, number>();
+  private readonly common: Set<string>;
+  constructor(
+    private readonly known: Set<string>,
+    languageId: string,
+  ) {
+    this.common = commonWords(languageId);
+  }
+
+  /** One line in snippet syntax: unknown names outside strings and comments become `${n:name}`. */
+  apply(line: string): string {
+    for (const re of BINDINGS) {
+      re.lastIndex = 0;
+      if (re.global) for (const m of line.matchAll(re)) this.known.add(m[1]!);
+      else {
+        const m = re.exec(line);
+        if (m) this.known.add(m[1]!);
+      }
+    }
+    let out = '';
+    let i = 0;
+    while (i < line.length) {
+      const c = line[i]!;
+      // comments: the rest of the line stays literal
+      if (c === '#' || (c === '/' && line[i + 1] === '/')) {
+        out += escapeSnippet(line.slice(i));
+        break;
+      }
+      if (c === '"' || c === "'" || c === '`') {
+        let k = i + 1;
+        while (k < line.length && line[k] !== c) k += line[k] === '\\' ? 2 : 1;
+        out += escapeSnippet(line.slice(i, k + 1));
+        i = k + 1;
+        continue;
+      }
+      IDENT_AT.lastIndex = i;
+      const m = IDENT_AT.exec(line);
+      if (m && !/[\w$]/.test(line[i - 1] ?? '')) {
+        const name = m[0];
+        const attribute = /\.\s*$/.test(line.slice(0, i)) || /^\s*=(?!=)/.test(line.slice(i + name.length));
+        if (attribute || this.known.has(name) || this.common.has(name) || name.length < 2) out += escapeSnippet(name);
+        else {
+          let n = this.numbers.get(name);
+          if (n === undefined) this.numbers.set(name, (n = this.numbers.size + 1));
+          out += `\${${n}:${escapeSnippet(name)}}`;
+        }
+        i += name.length;
+        continue;
+      }
+      out += escapeSnippet(c);
+      i++;
+    }
+    return out;
+  }
 }

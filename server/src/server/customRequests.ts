@@ -14,7 +14,7 @@ import type { ServerContext } from './context';
 import { matchDto, summary } from './dto';
 import { raiseSiteOption } from './hover';
 import { splitLines } from './documents';
-import { matchText } from './matching';
+import { matchText, raiseSiteNear } from './matching';
 import { Cancelled } from './runSafe';
 import type { CancellationToken } from 'vscode-languageserver';
 
@@ -57,7 +57,9 @@ export async function record(
   const found = ctx.catalog().get(params.id);
   if (!found) return null;
   const r = complete ? await complete(found) : found;
-  const site = ctx.raiseSites.resolve(r);
+  const near = params.near && typeof params.near.uri === 'string' && Number.isInteger(params.near.line) ? params.near : undefined;
+  const nearDoc = near ? ctx.documents.get(near.uri) : undefined;
+  const site = nearDoc && near!.line >= 0 && near!.line < nearDoc.lineCount ? raiseSiteNear(ctx, nearDoc, near!.line, r) : ctx.raiseSites.resolve(r);
   const raiseSite = raiseSiteOption(ctx, site);
   const captures = Array.isArray(params.captures)
     ? params.captures.filter((c) => c && typeof c.name === 'string' && typeof c.value === 'string')

@@ -85,8 +85,9 @@ export function datasetStatus(ds: DatasetService, loaded: number): DatasetStatus
   return { ...s, failure: s.failure ? { kind: s.failure.kind, message: s.failure.message, at: s.failure.at } : null };
 }
 
-export async function datasetSync(ds: DatasetService, force: boolean): Promise<DatasetSyncResult> {
-  const r = await ds.sync(force);
+/** The user's confirmed sync; `url`: the base URL they agreed to (opt-ins are per URL). */
+export async function datasetSync(ds: DatasetService, force: boolean, url?: string): Promise<DatasetSyncResult> {
+  const r = await ds.sync(force, url);
   return {
     status: r.status,
     datasetVersion: r.datasetVersion,

@@ -71,7 +71,7 @@ export class DatasetSuggester {
       ds.configure(settings.dataset);
       const p = ds.pendingSuggestion(folders);
       if (!p) return { skipped: 'nothing to suggest' };
-      const params: DatasetSuggestionParams = { kind: p.kind, message: p.message, repos: [...p.repos] };
+      const params: DatasetSuggestionParams = { kind: p.kind, message: p.message, repos: [...p.repos], ...(p.kind === 'optIn' ? { url: p.url } : {}) };
       d.send(params);
       d.log.info(`dataset suggestion (${params.kind}): ${params.message}`);
       return { sent: params };

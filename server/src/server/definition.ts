@@ -1,11 +1,14 @@
-// Go to Definition in a log-like document: on a matched span -> the record's local raise site;
+// Go to Definition in a log-like document: on a matched span -> the record's local raise site
+// (the workspace, the folder the record was extracted from, or a file named by a stack frame near
+// the line);
 // on a `file:line` reference -> that workspace file. (A remote githubUrl is no Location; the
 // document link and the hover carry it.)
 import type { DefinitionParams, Location } from 'vscode-languageserver';
 import type { ServerContext } from './context';
 import type { FileRefResolver } from './fileRefs';
 import { findFileRefs } from './fileRefs';
-import { matchesAt } from './matching';
+import { matchesAt, raiseSiteNear } from './matching';
+import { isExcluded } from './settings';
 import { pathToUri } from './uri';
 
 export async function definition(ctx: ServerContext, refs: FileRefResolver, params: DefinitionParams): Promise<Location[] | null> {
@@ -13,8 +16,10 @@ export async function definition(ctx: ServerContext, refs: FileRefResolver, para
   if (!doc || !(await ctx.isLogDocument(doc))) return null;
   const { line, character } = params.position;
   const out: Location[] = [];
+  const settings = await ctx.settingsFor(doc.uri);
   for (const m of matchesAt(ctx, doc, line, character)) {
-    const site = ctx.raiseSites.resolve(m.record);
+    if (isExcluded(settings, m.record)) continue;
+    const site = raiseSiteNear(ctx, doc, line, m.record);
     if (site?.kind === 'local') {
       out.push({ uri: site.uri, range: { start: { line: site.line, character: 0 }, end: { line: site.line, character: 0 } } });
     }

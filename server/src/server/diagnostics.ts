@@ -1,4 +1,8 @@
-// Diagnostics of log-like documents: one per record match, on the matched span. Served as pull
+// Diagnostics of log-like documents: one per record match, on the matched span. The message is the
+// error as the log shows it (core/problem: the matched text with its captured values), the code a
+// short name of the record (errorCode, else class, else a short id) linked to its GitHub source.
+// errorExplainer.records.exclude drops records, diagnostics.severityOverrides changes their
+// severity (before minSeverity applies). Served as pull
 // diagnostics (textDocument/diagnostic, with result ids so an edit that changes no match answers
 // "unchanged") or, for clients without pull support, pushed after a short debounce.
 // Also: record-file problems as diagnostics on the record files themselves.
@@ -11,12 +15,15 @@ import {
 } from 'vscode-languageserver';
 import type { RecordMatch } from '../core/catalog';
 import { ErrorRecord, RecordProblem, Severity, severityRank } from '../core/record';
-import { firstSentence, safeGithubUrl } from '../core/render';
+import { problemCode, problemMessage } from '../core/problem';
+import { oneLine, safeGithubUrl } from '../core/render';
+import type { ErrorExplainerSettings, SeverityOverride } from '../protocol';
 import type { ServerContext } from './context';
 import type { TrackedDocument } from './documents';
 import { scanDocument } from './matching';
 import { pathToUri } from './uri';
 import { Cancelled, errorText } from './runSafe';
+import { isExcluded, severityOverride } from './settings';
 
 export const SOURCE = 'Error Explainer';
 
@@ -47,14 +54,30 @@ export function severityOf(s: Severity): DiagnosticSeverity {
   }
 }
 
-export function diagnosticMessage(r: ErrorRecord): string {
-  const head = r.errorClass || r.errorCode || r.errorType;
-  const doc = firstSentence(r.documentation) || r.errorMessage;
-  return `${head}: ${doc}`;
+function overrideSeverity(o: SeverityOverride): DiagnosticSeverity {
+  switch (o) {
+    case 'error':
+      return DiagnosticSeverity.Error;
+    case 'warning':
+      return DiagnosticSeverity.Warning;
+    case 'info':
+      return DiagnosticSeverity.Information;
+    default:
+      return DiagnosticSeverity.Hint;
+  }
+}
+
+/** Rank of an override for minSeverity (a hint counts as info). */
+const OVERRIDE_RANK: Record<SeverityOverride, number> = { error: severityRank('error'), warning: severityRank('warning'), info: severityRank('info'), hint: severityRank('info') };
+
+/** The severity a record's problems are shown with, and its rank for minSeverity. */
+export function effectiveSeverity(settings: ErrorExplainerSettings, r: ErrorRecord): { severity: DiagnosticSeverity; rank: number } {
+  const o = severityOverride(settings, r);
+  return o ? { severity: overrideSeverity(o), rank: OVERRIDE_RANK[o] } : { severity: severityOf(r.severity), rank: severityRank(r.severity) };
 }
 
 /** The line-independent part of a record's diagnostic, cached per record until reload/file changes. */
-type DiagnosticBody = Omit<Diagnostic, 'range'>;
+type DiagnosticBody = Omit<Diagnostic, 'range' | 'message' | 'severity'>;
 const bodies = new Map<string, { key: string; record: ErrorRecord; body: DiagnosticBody }>();
 
 function diagnosticBody(ctx: ServerContext, r: ErrorRecord): DiagnosticBody {
@@ -62,10 +85,8 @@ function diagnosticBody(ctx: ServerContext, r: ErrorRecord): DiagnosticBody {
   const hit = bodies.get(r.id);
   if (hit && hit.key === key && hit.record === r) return hit.body;
   const body: DiagnosticBody = {
-    severity: severityOf(r.severity),
     source: SOURCE,
-    code: r.errorCode || r.slug,
-    message: diagnosticMessage(r),
+    code: problemCode(r),
     data: { id: r.id },
   };
   if (safeGithubUrl(r.githubUrl)) body.codeDescription = { href: r.githubUrl! };
@@ -74,7 +95,7 @@ function diagnosticBody(ctx: ServerContext, r: ErrorRecord): DiagnosticBody {
     body.relatedInformation = [
       {
         location: { uri: site.uri, range: { start: { line: site.line, character: 0 }, end: { line: site.line, character: 0 } } },
-        message: `${r.errorClass || r.errorType} is raised here`,
+        message: oneLine(`${r.errorClass || r.errorType} is raised here`),
       },
     ];
   }
@@ -83,9 +104,11 @@ function diagnosticBody(ctx: ServerContext, r: ErrorRecord): DiagnosticBody {
   return body;
 }
 
-export function toDiagnostic(ctx: ServerContext, m: RecordMatch, line: number): Diagnostic {
+export function toDiagnostic(ctx: ServerContext, m: RecordMatch, line: number, severity: DiagnosticSeverity = severityOf(m.record.severity)): Diagnostic {
   return {
     range: { start: { line, character: m.match.start }, end: { line, character: m.match.end } },
+    severity,
+    message: problemMessage(m.record, m.match.text),
     ...diagnosticBody(ctx, m.record),
   };
 }
@@ -103,7 +126,7 @@ export async function documentDiagnostics(ctx: ServerContext, doc: TrackedDocume
 
   const minRank = severityRank(settings.diagnostics.minSeverity);
   const max = settings.diagnostics.maxPerFile;
-  const key = `${ctx.epoch()}:${minRank}:${max}`;
+  const key = `${ctx.epoch()}:${minRank}:${max}`; // the epoch changes with every settings change
   // Appending to a log: the lines up to the previous report's last match are unchanged and in
   // place, so extend that report from the first edited line instead of walking every line.
   const incremental = prev !== undefined && prev.key === key && doc.diagnosticsDirtyFrom > prev.lastMatchedLine;
@@ -116,11 +139,13 @@ export async function documentDiagnostics(ctx: ServerContext, doc: TrackedDocume
     const ms = matches[i];
     if (!ms || ms.length === 0) continue;
     for (const m of ms) {
-      if (severityRank(m.record.severity) > minRank) continue;
+      if (isExcluded(settings, m.record)) continue;
+      const eff = effectiveSeverity(settings, m.record);
+      if (eff.rank > minRank) continue;
       lastMatchedLine = i;
       if (base.length < max) {
         try {
-          base.push(toDiagnostic(ctx, m, i));
+          base.push(toDiagnostic(ctx, m, i, eff.severity));
         } catch (e) {
           ctx.log.error(`diagnostic for record ${m.record.id} failed: ${errorText(e)}`);
         }

@@ -1,57 +1,68 @@
-// Hover: in a log-like document, every record matching the span under the cursor (rank order),
-// rendered compact with the captures of this line and a footer of the extension's own command
-// links. In a source file, the records whose raise site is under the cursor.
+// Hover: in a log-like document, the best record matching the span under the cursor as a glance
+// that fits a hover box (core/render compact: one-line title, the action links right under it,
+// the first sentences, the first fix, the captures, the confidence and the raise site), then one
+// line naming the other records matching there. In a source file, the records whose raise site is
+// under the cursor. Records in errorExplainer.records.exclude are left out.
 import * as path from 'node:path';
 import type { CancellationToken, Hover, HoverParams } from 'vscode-languageserver';
 import type { RecordMatch } from '../core/catalog';
 import type { ErrorRecord } from '../core/record';
-import { renderRecord } from '../core/render';
-import { hoverFooter } from './commands';
+import { escapeInline, renderRecord, type RenderOptions } from '../core/render';
+import { problemCode } from '../core/problem';
+import { hoverActions, otherMatches } from './commands';
 import type { ServerContext } from './context';
+import type { TrackedDocument } from './documents';
 import { captures } from './dto';
-import { matchesAt } from './matching';
+import { matchesAt, raiseSiteNear } from './matching';
 import type { RaiseSite } from './raiseSite';
 import { errorText, throwIfCancelled } from './runSafe';
+import { isExcluded } from './settings';
 import { uriToPath } from './uri';
 
 const SEPARATOR = '\n\n---\n\n';
-/** Hovers show at most this many records (the rest are in search / the record view). */
-const MAX_RECORDS = 5;
+/** The other records matching the span are named on one line, at most this many. */
+const MAX_OTHERS = 4;
+/** Source hovers show at most this many records. */
+const MAX_RECORDS = 3;
 
 export async function hover(ctx: ServerContext, params: HoverParams, token?: CancellationToken): Promise<Hover | null> {
   const doc = ctx.documents.get(params.textDocument.uri);
   if (!doc) return null;
   const { line, character } = params.position;
   if (line < 0 || line >= doc.lineCount) return null;
+  const settings = await ctx.settingsFor(doc.uri);
   if (await ctx.isLogDocument(doc)) {
     throwIfCancelled(token);
-    const ms = matchesAt(ctx, doc, line, character);
+    const ms = matchesAt(ctx, doc, line, character).filter((m) => !isExcluded(settings, m.record));
     const top = ms[0];
     if (!top) return null;
-    const parts = ms.slice(0, MAX_RECORDS).map((m) => renderMatch(ctx, m));
+    const parts = [renderMatch(ctx, top, doc, line)];
+    const others = ms.slice(1, 1 + MAX_OTHERS);
+    if (others.length) {
+      parts.push(otherMatches(others.map((m) => ({ record: m.record, label: `${problemCode(m.record)} (${m.confidence.label})` })), escapeInline));
+    }
     return {
-      contents: { kind: 'markdown', value: parts.filter(Boolean).join(SEPARATOR) },
+      contents: { kind: 'markdown', value: parts.map((p) => p.trimEnd()).filter(Boolean).join('\n\n') + '\n' },
       range: { start: { line, character: top.match.start }, end: { line, character: top.match.end } },
     };
   }
-  return sourceHover(ctx, params.textDocument.uri, line);
+  return sourceHover(ctx, params.textDocument.uri, line, (r) => !isExcluded(settings, r));
 }
 
-export function renderMatch(ctx: ServerContext, m: RecordMatch): string {
+/** The glance of one match on `line` of a log document. */
+export function renderMatch(ctx: ServerContext, m: RecordMatch, doc: TrackedDocument, line: number): string {
   const caps = captures(m);
-  return safeRender(ctx, m.record, {
+  const site = raiseSiteNear(ctx, doc, line, m.record);
+  return safeRender(ctx, m.record, site, {
     match: { text: m.match.text, captures: caps },
-    footer: hoverFooter(m.record, caps, m.match.text),
+    confidence: m.confidence,
+    actions: hoverActions(m.record, caps, m.match.text, { raiseSite: site !== undefined, near: { uri: doc.uri, line } }),
   });
 }
 
-function safeRender(
-  ctx: ServerContext,
-  record: ErrorRecord,
-  opts: { match?: { text: string; captures: { name: string; value: string }[] }; footer: string },
-): string {
+function safeRender(ctx: ServerContext, record: ErrorRecord, site: RaiseSite | undefined, opts: RenderOptions): string {
   try {
-    const raiseSite = raiseSiteOption(ctx, ctx.raiseSites.resolve(record));
+    const raiseSite = raiseSiteOption(ctx, site);
     return renderRecord(record, { ...opts, compact: true, ...(raiseSite ? { raiseSite } : {}) });
   } catch (e) {
     ctx.log.error(`rendering record ${record.id} failed: ${errorText(e)}`);
@@ -87,12 +98,15 @@ export function recordsRaisedAt(ctx: ServerContext, uri: string, line: number): 
   return out;
 }
 
-function sourceHover(ctx: ServerContext, uri: string, line: number): Hover | null {
-  const hits = recordsRaisedAt(ctx, uri, line);
+function sourceHover(ctx: ServerContext, uri: string, line: number, keep: (r: ErrorRecord) => boolean): Hover | null {
+  const hits = recordsRaisedAt(ctx, uri, line).filter((h) => keep(h.record));
   const first = hits[0];
   if (!first) return null;
   const doc = ctx.documents.get(uri);
-  const parts = hits.slice(0, MAX_RECORDS).map((h) => safeRender(ctx, h.record, { footer: hoverFooter(h.record, [], undefined) }));
+  const parts = hits.slice(0, MAX_RECORDS).map((h) => {
+    const site = ctx.raiseSites.resolve(h.record);
+    return safeRender(ctx, h.record, site, { actions: hoverActions(h.record, [], undefined, { raiseSite: false }) });
+  });
   return {
     contents: { kind: 'markdown', value: parts.filter(Boolean).join(SEPARATOR) },
     range: {

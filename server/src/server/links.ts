@@ -2,10 +2,12 @@
 // (local file when resolved, else the pinned githubUrl), and `file:line` references link to
 // workspace files. Long documents are processed in slices that honour cancellation.
 import type { CancellationToken, DocumentLink, DocumentLinkParams } from 'vscode-languageserver';
+import { oneLine } from '../core/render';
 import type { ServerContext } from './context';
 import type { FileRefResolver } from './fileRefs';
 import { findFileRefs } from './fileRefs';
-import { lineMatches, scanDocument } from './matching';
+import { lineMatches, raiseSiteNear, scanDocument } from './matching';
+import { isExcluded } from './settings';
 import { throwIfCancelled, yieldToEventLoop } from './runSafe';
 import { pathToUri } from './uri';
 
@@ -25,6 +27,7 @@ export async function documentLinks(
   const doc = ctx.documents.get(params.textDocument.uri);
   if (!doc || !(await ctx.isLogDocument(doc))) return [];
   await scanDocument(ctx, doc, token);
+  const settings = await ctx.settingsFor(doc.uri);
   const out: DocumentLink[] = [];
   let deadline = performance.now() + SLICE_MS;
   for (let i = 0; i < doc.lineCount && out.length < MAX_LINKS; i++) {
@@ -34,13 +37,14 @@ export async function documentLinks(
       deadline = performance.now() + SLICE_MS;
     }
     for (const m of lineMatches(ctx, doc, i)) {
-      const site = ctx.raiseSites.resolve(m.record);
+      if (isExcluded(settings, m.record)) continue;
+      const site = raiseSiteNear(ctx, doc, i, m.record);
       if (!site) continue;
       const target = site.kind === 'local' ? `${site.uri}#L${site.line + 1}` : site.url;
       out.push({
         range: { start: { line: i, character: m.match.start }, end: { line: i, character: m.match.end } },
         target,
-        tooltip: `Go to where ${m.record.errorClass || m.record.errorType} is raised`,
+        tooltip: oneLine(`Go to where ${m.record.errorClass || m.record.errorType} is raised`),
       });
     }
     let lineRefs = doc.refs[i];

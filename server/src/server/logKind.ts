@@ -1,20 +1,17 @@
 // Which documents are log-like: language `log`, `output:` panels (other extensions' output
 // channels), and files matching the errorExplainer.logFiles globs. Everything else is source.
+// Globs are matched in linear time (core/glob.ts: an RE2 automaton, not a backtracking RegExp).
 import * as path from 'node:path';
-import picomatch from 'picomatch';
+import { compileGlobs, type PathMatcher } from '../core/glob';
 import { isInside, schemeOf, uriToPath } from './uri';
 
-const matchers = new Map<string, (p: string) => boolean>();
+const matchers = new Map<string, PathMatcher>();
 
-function matcherFor(globs: readonly string[]): (p: string) => boolean {
+function matcherFor(globs: readonly string[]): PathMatcher {
   const key = JSON.stringify(globs);
   let m = matchers.get(key);
   if (!m) {
-    try {
-      m = globs.length ? picomatch([...globs], { dot: true, nocase: process.platform === 'win32' }) : () => false;
-    } catch {
-      m = () => false;
-    }
+    m = compileGlobs(globs, { nocase: process.platform === 'win32' });
     if (matchers.size > 50) matchers.clear();
     matchers.set(key, m);
   }

@@ -11,7 +11,7 @@ import { LogFollower } from '../core/logScan/file';
 import { ScanSummary } from '../core/logScan/summary';
 import { readLineWindow } from '../core/logScan/window';
 import type { AgentExplainParams, AgentExplainResult, LogLinesParams, LogLinesResult, ScanLogParams, ScanLogResult } from '../protocol';
-import { summary } from './dto';
+import { occurrenceDto, summary } from './dto';
 import { errorText, type Logger } from './runSafe';
 import { pathToUri, uriToPath } from './uri';
 
@@ -153,7 +153,7 @@ export class LogScans {
         firstLine: g.firstLine,
         lastLine: g.lastLine,
         confidence: g.confidence,
-        occurrences: g.occurrences,
+        occurrences: g.occurrences.map(occurrenceDto),
         omitted: g.omitted,
       })),
       moreGroups: Math.max(0, groups.length - MAX_GROUPS),

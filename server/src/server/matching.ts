@@ -2,11 +2,15 @@
 // A full scan runs in time slices and yields to the event loop between them, so cancellation and
 // edits arriving meanwhile are seen; after an edit only lines without a cached result are matched.
 import type { CancellationToken } from 'vscode-languageserver';
+import type { ErrorRecord } from '../core/record';
 import type { ServerContext } from './context';
 import { LineMatches, NO_MATCHES, TrackedDocument } from './documents';
-import { errorText, throwIfCancelled, yieldToEventLoop } from './runSafe';
+import { findFileRefs } from './fileRefs';
+import { framePathsNear, type RaiseSite } from './raiseSite';
+import { errorText, throwIfCancelled, yieldToInteractive } from './runSafe';
 
-const SLICE_MS = 15;
+/** A slice of background matching: an interactive request waits for at most one. */
+const SLICE_MS = 4;
 let lastFailure = 0;
 
 /** Matches of one line (cached). Records that match are noted as "seen". */
@@ -69,7 +73,7 @@ export async function scanDocument(ctx: ServerContext, doc: TrackedDocument, tok
       doc.firstUnscanned = n;
       return;
     }
-    await yieldToEventLoop();
+    await yieldToInteractive();
     throwIfCancelled(token);
     if (doc.version !== version) {
       version = doc.version;
@@ -83,4 +87,16 @@ export function matchesAt(ctx: ServerContext, doc: TrackedDocument, line: number
   const all = lineMatches(ctx, doc, line);
   if (!all.length) return NO_MATCHES;
   return all.filter((m) => m.match.start <= character && character <= m.match.end);
+}
+
+/** The raise site of a record matched on `line` of a log: stack frames around the line count too. */
+export function raiseSiteNear(ctx: ServerContext, doc: TrackedDocument, line: number, record: ErrorRecord): RaiseSite | undefined {
+  const base = ctx.raiseSites.resolve(record);
+  if (base?.kind === 'local' || !record.filePath) return base;
+  const refsOf = (i: number) => {
+    let r = doc.refs[i];
+    if (r === undefined) r = doc.refs[i] = findFileRefs(doc.line(i));
+    return r;
+  };
+  return ctx.raiseSites.resolveNear(record, framePathsNear(refsOf, doc.lineCount, line));
 }

@@ -1,13 +1,22 @@
-// Where a record's error is raised, resolved against the workspace: a workspace file whose path
-// ends with the record's filePath, when the message text is found near lineNumber (local code may
-// have moved: the line is shifted by the distance the text moved). Otherwise the pinned githubUrl.
-// Results are cached per record id until files change or the records reload.
+// Where a record's error is raised: a local file whose path ends with the record's filePath, when
+// the message text is found near lineNumber (local code may have moved: the line is shifted by the
+// distance the text moved). Tried in order: the workspace folders; the folder `extract` read (the
+// record's source-root tag); in a log, the files named by stack-trace frames around the matched
+// line (resolveNear). Otherwise the pinned githubUrl.
+// Results are cached per record id (and frame path) until files change or the records reload.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { sourceRootOf } from '../core/extract/records';
+import { languageForPath } from '../core/languages';
 import { messageParts } from '../core/pattern';
 import type { ErrorRecord } from '../core/record';
 import { safeGithubUrl } from '../core/render';
+import type { FileRef } from './fileRefs';
 import { pathToUri } from './uri';
+
+/** How far (lines) around a matched log line stack frames are read for its raise site. */
+export const FRAME_LINES_BEFORE = 60;
+export const FRAME_LINES_AFTER = 40;
 
 /** How far (lines) from lineNumber the message text may have moved. */
 export const SEARCH_RADIUS = 100;
@@ -82,6 +91,7 @@ interface FileText {
 
 export class RaiseSiteResolver {
   private readonly cache = new Map<string, RaiseSite | null>();
+  private readonly nearCache = new Map<string, LocalRaiseSite | null>();
   private readonly files = new Map<string, FileText | null>();
   private readonly childDirs = new Map<string, string[]>();
 
@@ -101,6 +111,7 @@ export class RaiseSiteResolver {
   clear(): void {
     this.version++;
     this.cache.clear();
+    this.nearCache.clear();
     this.files.clear();
     this.childDirs.clear();
   }
@@ -123,27 +134,64 @@ export class RaiseSiteResolver {
     return site;
   }
 
-  /** Local resolution only. */
+  /**
+   * The raise site seen from a log line: resolve(record) when it is local, else the first file
+   * named by `framePaths` (absolute paths printed by stack frames near the line) whose path ends
+   * with the record's filePath and holds its message near lineNumber; else resolve(record).
+   */
+  resolveNear(record: ErrorRecord, framePaths: readonly string[]): RaiseSite | undefined {
+    const base = this.resolve(record);
+    if (base?.kind === 'local' || !record.filePath || framePaths.length === 0) return base;
+    const rel = relativeFilePath(record.filePath);
+    if (!rel) return base;
+    for (const printed of framePaths) {
+      if (!path.isAbsolute(printed)) continue; // relative paths are the workspace's (resolve tried them)
+      const norm = printed.replace(/\\/g, '/');
+      if (!norm.endsWith('/' + rel)) continue;
+      const key = `${record.id}\u0000${printed}`;
+      let hit = this.nearCache.get(key);
+      if (hit === undefined) {
+        hit = this.localAt(record, path.normalize(printed)) ?? null;
+        if (this.nearCache.size > 10_000) this.nearCache.clear();
+        this.nearCache.set(key, hit);
+      }
+      if (hit) return hit;
+    }
+    return base;
+  }
+
+  /** Local resolution only: the workspace, then the record's source root. */
   resolveLocal(record: ErrorRecord): LocalRaiseSite | undefined {
     if (!record.filePath) return undefined;
     for (const file of this.candidates(record.filePath)) {
-      const lines = this.openText(file) ?? this.readLines(file);
-      if (!lines) continue;
-      const at = locateInLines(record, lines);
-      if (at) return { kind: 'local', path: file, uri: pathToUri(file), line: at.line, textLine: at.textLine };
+      const site = this.localAt(record, file);
+      if (site) return site;
     }
+    const root = sourceRootOf(record);
+    const rel = relativeFilePath(record.filePath);
+    if (root && rel) return this.localAt(record, path.join(root, ...rel.split('/')));
     return undefined;
+  }
+
+  /** `file` as the raise site when it is a source file that holds the message near lineNumber. */
+  private localAt(record: ErrorRecord, file: string): LocalRaiseSite | undefined {
+    if (!languageForPath(file) || !isFile(file)) return undefined;
+    const lines = this.openText(file) ?? this.readLines(file);
+    if (!lines) return undefined;
+    const at = locateInLines(record, lines);
+    return at ? { kind: 'local', path: file, uri: pathToUri(file), line: at.line, textLine: at.textLine } : undefined;
   }
 
   /** Workspace files whose path ends with `filePath`: <folder>/<filePath> and <folder>/<child>/<filePath>. */
   candidates(filePath: string): string[] {
-    const rel = filePath.replace(/\\/g, '/').replace(/^\.?\/+/, '');
-    if (!rel || rel.split('/').includes('..') || path.isAbsolute(rel)) return [];
+    const rel = relativeFilePath(filePath);
+    if (!rel) return [];
     const out: string[] = [];
     for (const folder of this.folders()) {
       for (const base of [folder, ...this.children(folder)]) {
         const p = path.join(base, ...rel.split('/'));
-        if (isFile(p)) out.push(p);
+        // a record's filePath never makes the server read outside the workspace, symlinks included
+        if (isFile(p) && realInside(p, folder)) out.push(p);
       }
     }
     return out;
@@ -186,9 +234,48 @@ export class RaiseSiteResolver {
   }
 }
 
+/** A record's filePath as a relative path with forward slashes, or undefined when it is absolute or climbs out (`..`). */
+export function relativeFilePath(filePath: string): string | undefined {
+  const rel = filePath.replace(/\\/g, '/').replace(/^\.?\/+/, '');
+  if (!rel || rel.split('/').includes('..') || path.isAbsolute(rel) || /^[A-Za-z]:/.test(rel)) return undefined;
+  return rel;
+}
+
+/**
+ * Absolute file paths printed by stack-trace frames (`File "…", line N`, `at f (/x.js:1:2)`,
+ * `path:line`) on the lines around `line`, nearest first. `refsOf(i)` gives the references of line i.
+ */
+export function framePathsNear(refsOf: (i: number) => readonly FileRef[], lineCount: number, line: number): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  const take = (i: number) => {
+    for (const r of refsOf(i)) {
+      if (!path.isAbsolute(r.file) || seen.has(r.file)) continue;
+      seen.add(r.file);
+      out.push(r.file);
+    }
+  };
+  take(line);
+  for (let d = 1; d <= Math.max(FRAME_LINES_BEFORE, FRAME_LINES_AFTER); d++) {
+    if (d <= FRAME_LINES_BEFORE && line - d >= 0) take(line - d);
+    if (d <= FRAME_LINES_AFTER && line + d < lineCount) take(line + d);
+  }
+  return out;
+}
+
 function isFile(p: string): boolean {
   try {
     return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Is the real path of `p` (symlinks resolved) inside the real path of `folder`? */
+function realInside(p: string, folder: string): boolean {
+  try {
+    const rel = path.relative(fs.realpathSync(folder), fs.realpathSync(p));
+    return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
   } catch {
     return false;
   }

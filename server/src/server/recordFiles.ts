@@ -21,7 +21,7 @@ function isFile(f: unknown): f is RecordFileDto {
   return !!x && typeof x === 'object' && x.origin in ORDER && typeof x.root === 'string' && typeof x.uri === 'string';
 }
 
-export function loadRecordFiles(files: readonly unknown[], trusted: boolean): LoadedRecords {
+export async function loadRecordFiles(files: readonly unknown[], trusted: boolean): Promise<LoadedRecords> {
   const t0 = performance.now();
   const usable = files.filter(isFile).filter((f) => trusted || f.origin === 'bundled');
   // stable sort: the client's order within an origin is kept
@@ -41,5 +41,5 @@ export function loadRecordFiles(files: readonly unknown[], trusted: boolean): Lo
     if (last && last.origin === f.origin && last.path === f.root) last.records += result.records.length;
     else sources.push({ origin: f.origin, path: f.root, records: result.records.length });
   }
-  return assembleLoaded(sets, sources, [], trusted, t0);
+  return await assembleLoaded(sets, sources, [], trusted, t0);
 }

@@ -2,7 +2,9 @@
 // folders, relative paths resolved against each workspace folder) and each workspace folder's
 // `.error-records/`. The last two load only in a trusted workspace. Later sources override
 // earlier ones on duplicate ids (bundled < user < workspace). A failed load never throws: it
-// yields problems, and the caller keeps serving the catalog it has.
+// yields problems, and the caller keeps serving the catalog it has. A source reads only inside
+// its bounds, symlinks resolved: a configured path inside itself, .error-records/ inside its
+// workspace folder (a link out is reported and not followed).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Catalog, CompositeCatalog, type ExtraCatalog, type RecordCatalog } from '../core/catalog';
@@ -20,6 +22,8 @@ export interface SourceSpec {
   path: string;
   /** Skip silently when the path does not exist (workspace .error-records/). */
   optional?: boolean;
+  /** Folders this source may read from (real paths checked; undefined: anywhere, the bundle). */
+  within?: string[];
 }
 
 export interface SourceInput {
@@ -56,14 +60,14 @@ export function sourceSpecs(input: SourceInput): SourceSpec[] {
   if (input.includeBundled) add({ origin: 'bundled', path: input.bundledPath ?? defaultBundledPath() });
   if (input.trusted) {
     for (const { folder, paths } of input.paths) {
-      for (const p of paths) {
-        if (!p.trim()) continue;
-        const expanded = p.startsWith('~/') ? path.join(process.env.HOME ?? '', p.slice(2)) : p;
-        if (path.isAbsolute(expanded)) add({ origin: 'user', path: expanded });
-        else if (folder) add({ origin: 'user', path: path.join(folder, expanded) });
+      for (const given of paths) {
+        if (!given.trim()) continue;
+        const expanded = given.startsWith('~/') ? path.join(process.env.HOME ?? '', given.slice(2)) : given;
+        const p = path.isAbsolute(expanded) ? expanded : folder ? path.join(folder, expanded) : undefined;
+        if (p) add({ origin: 'user', path: p, within: [path.resolve(p)] });
       }
     }
-    for (const f of input.folders) add({ origin: 'workspace', path: path.join(f, WORKSPACE_RECORDS_DIR), optional: true });
+    for (const f of input.folders) add({ origin: 'workspace', path: path.join(f, WORKSPACE_RECORDS_DIR), optional: true, within: [path.resolve(f)] });
   }
   return specs;
 }
@@ -115,7 +119,7 @@ export async function loadSources(
     if (spec.optional && !fs.existsSync(spec.path)) continue;
     let result: LoadResult;
     try {
-      result = await loadRecordsFromPath(spec.path, { strict: spec.origin === 'bundled' });
+      result = await loadRecordsFromPath(spec.path, { strict: spec.origin === 'bundled', ...(spec.within ? { within: spec.within } : {}) });
     } catch (e) {
       log.error(`loading records from ${spec.path} failed: ${errorText(e)}`);
       result = { records: [], problems: [], files: [] };
@@ -124,25 +128,26 @@ export async function loadSources(
     sources.push({ origin: spec.origin, path: spec.path, records: result.records.length });
   }
   if (!extraDone) await addExtra();
-  return assembleLoaded(sets, sources, specs, trusted, t0, dataset);
+  return await assembleLoaded(sets, sources, specs, trusted, t0, dataset);
 }
 
 /**
  * Record sets in source order (bundled < user < workspace) -> the catalog, index, problems and
  * status the server serves. `sources` lists each set's source; `t0` is when loading started.
  */
-export function assembleLoaded(
+export async function assembleLoaded(
   sets: { origin: RecordOrigin; result: LoadResult }[],
   sources: SourceStatus[],
   specs: SourceSpec[],
   trusted: boolean,
   t0: number,
   dataset?: DatasetSource,
-): LoadedRecords {
+): Promise<LoadedRecords> {
   const merged = mergeRecordSets(sets);
   const t1 = performance.now();
   const user = new Catalog(merged.records);
-  void user.engine; // build the match index now, not on the first hover
+  // build the match index now (in slices: requests are answered meanwhile), not on the first hover
+  await user.prepare();
   const index = new RecordIndex(merged.records);
   const t2 = performance.now();
   // the user's records win on ids both have; the dataset's rows match once its shards are built

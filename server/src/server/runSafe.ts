@@ -34,6 +34,22 @@ export function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
+/** Requests a person waits for (hover, links, code actions, search) in progress. */
+let interactivePending = 0;
+
+/** Run an interactive request: background work (a document scan) steps aside until it is answered. */
+export function interactive<T>(run: () => Promise<T>): Promise<T> {
+  interactivePending++;
+  return run().finally(() => interactivePending--);
+}
+
+/** Yield to the event loop, and keep yielding while interactive requests are in progress: long
+ * background work calls this between its slices, so a hover waits for one slice at most. */
+export async function yieldToInteractive(): Promise<void> {
+  do await yieldToEventLoop();
+  while (interactivePending > 0);
+}
+
 /**
  * Runs `fn` on a later tick (so a cancellation sent right after the request is seen), returns
  * `errorValue` if it throws, and RequestCancelled when the token fires.

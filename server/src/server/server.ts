@@ -42,7 +42,7 @@ import {
   StatusResult,
   TrustNotification,
 } from '../protocol';
-import { codeActions } from './codeActions';
+import { codeActions, ON_DEMAND_KIND } from './codeActions';
 import { createDatasetService, DatasetCatalogs, datasetStatus, datasetSuggest, datasetSync } from './dataset';
 import { DatasetSuggester } from './datasetSuggestion';
 import type { ServerContext } from './context';
@@ -59,7 +59,7 @@ import { RaiseSiteResolver } from './raiseSite';
 import { loadRecordFiles } from './recordFiles';
 import { RecordIndex } from './recordIndex';
 import { affectsSources, LoadedRecords, loadSources, SourceSpec, sourceSpecs, WORKSPACE_RECORDS_DIR } from './recordSources';
-import { errorText, Logger, runSafe, runSafeNotification } from './runSafe';
+import { errorText, Logger, runSafe, runSafeNotification, interactive } from './runSafe';
 import { SeenRecords } from './seen';
 import { SECTION, SettingsStore } from './settings';
 import { snippetRequest } from './snippets';
@@ -118,8 +118,9 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     settingsFor: (uri) => settings.get(uri),
     isLogDocument: async (doc: TrackedDocument) => {
       if (doc.logLike === undefined) {
-        const s = await settings.get(doc.uri);
-        doc.logLike = isLogLike(doc.uri, doc.languageId, s.logFiles, folders);
+        // In an untrusted workspace the globs are the defaults (normalizeSettings): a workspace cannot
+        // choose which files get matched (VS Code also drops workspace values there: restrictedConfigurations)
+        doc.logLike = isLogLike(doc.uri, doc.languageId, (await settings.get(doc.uri)).logFiles, folders);
       }
       return doc.logLike;
     },
@@ -191,7 +192,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     const global = await settings.get(undefined);
     const key = JSON.stringify({ specs, trusted, dataset: global.dataset, recordFilesVersion });
     if (force || key !== loadedKey) {
-      loaded = recordFiles ? loadRecordFiles(recordFiles, trusted) : await loadSources(specs, trusted, log, [], datasetCatalogs.update(dataset, global));
+      loaded = recordFiles ? await loadRecordFiles(recordFiles, trusted) : await loadSources(specs, trusted, log, [], datasetCatalogs.update(dataset, global));
       loadedKey = key;
       log.info(
         `Error Explainer: ${loaded.status.records} records from ${loaded.status.sources.length} sources, ` +
@@ -280,6 +281,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       c.workspace?.configuration
         ? (scopeUri) => connection.workspace.getConfiguration(scopeUri ? { scopeUri, section: SECTION } : { section: SECTION })
         : undefined,
+      () => trusted,
     );
     folders = (params.workspaceFolders ?? [])
       .map((f) => uriToPath(f.uri))
@@ -294,7 +296,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
         hoverProvider: true,
         definitionProvider: true,
         documentLinkProvider: { resolveProvider: false },
-        codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
+        codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, ON_DEMAND_KIND] },
         ...(caps.pull ? { diagnosticProvider: { interFileDependencies: false, workspaceDiagnostics: false } } : {}),
         ...(c.workspace?.workspaceFolders ? { workspace: { workspaceFolders: { supported: true, changeNotifications: true } } } : {}),
       },
@@ -444,15 +446,16 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   // ------------------------------------------------------------------------------------------
   // Features
 
-  connection.onHover((p, token) => runSafe(log, 'hover', token, null, async () => (await ready, hover(ctx, p, token))));
+  connection.onHover((p, token) => interactive(() => runSafe(log, 'hover', token, null, async () => (await ready, hover(ctx, p, token)))));
   connection.onDefinition((p, token) =>
-    runSafe(log, 'definition', token, null, async () => (await ready, definition(ctx, fileRefs, p))),
+    interactive(() => runSafe(log, 'definition', token, null, async () => (await ready, definition(ctx, fileRefs, p)))),
   );
   connection.onDocumentLinks((p, token) =>
+    // (not interactive: links of a whole document wait for its scan)
     runSafe(log, 'documentLinks', token, [], async () => (await ready, documentLinks(ctx, fileRefs, p, token))),
   );
   connection.onCodeAction((p, token) =>
-    runSafe(log, 'codeAction', token, [], async () => (await ready, codeActions(ctx, p as typeof p & CodeActionFormattingOptions, token))),
+    interactive(() => runSafe(log, 'codeAction', token, [], async () => (await ready, codeActions(ctx, p as typeof p & CodeActionFormattingOptions, token)))),
   );
   connection.languages.diagnostics.on((p, token) =>
     runSafe(log, 'diagnostics', token, { kind: DocumentDiagnosticReportKind.Full, items: [] }, async () => {
@@ -461,7 +464,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     }),
   );
 
-  connection.onRequest(SearchRequest.type, (p, token) => runSafe(log, 'search', token, [], async () => (await ready, custom.search(ctx, p))));
+  connection.onRequest(SearchRequest.type, (p, token) => interactive(() => runSafe(log, 'search', token, [], async () => (await ready, custom.search(ctx, p)))));
   connection.onRequest(RecordRequest.type, (p, token) =>
     runSafe(log, 'record', token, null, async () => {
       await ready;
@@ -480,7 +483,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     runSafe(log, 'datasetSync', token, null, async () => {
       await ready;
       if (!dataset) return { status: 'failed' as const, datasetVersion: null, reason: 'no dataset cache folder' };
-      const r = await datasetSync(dataset, p?.force !== false);
+      const r = await datasetSync(dataset, p?.force !== false, typeof p?.url === 'string' ? p.url : undefined);
       if (r.status !== 'failed') await reload(true);
       return r;
     }),

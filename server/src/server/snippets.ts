@@ -2,7 +2,7 @@
 // tabs/spaces from the client or detected) and the record's snippet for a kind, via core/snippet.
 import type { ErrorRecord } from '../core/record';
 import { languageById, languageForPath } from '../core/languages';
-import { formatSnippet, SnippetTarget } from '../core/snippet';
+import { planSnippet, type PlannedSnippet, SnippetTarget } from '../core/snippet';
 import type { SnippetParams, SnippetResult } from '../protocol';
 import type { ServerContext } from './context';
 import type { TrackedDocument } from './documents';
@@ -55,6 +55,35 @@ export function ensureEol(text: string, eol: string): string {
   return /\r?\n$/.test(text) ? text : text + eol;
 }
 
+/** A record's snippet planned for a line (and selected lines) of a document; see core planSnippet. */
+export function planFor(
+  record: ErrorRecord,
+  kind: SnippetKind,
+  code: string,
+  doc: TrackedDocument | undefined,
+  uri: string,
+  line: number,
+  opts: { selection?: { start: number; end: number }; languageId?: string; insertSpaces?: boolean; tabSize?: number },
+): PlannedSnippet {
+  const target = snippetTarget(doc, uri, line, {
+    record,
+    ...(opts.languageId !== undefined ? { languageId: opts.languageId } : {}),
+    ...(opts.insertSpaces !== undefined ? { insertSpaces: opts.insertSpaces } : {}),
+    ...(opts.tabSize !== undefined ? { tabSize: opts.tabSize } : {}),
+  });
+  // (a document the server does not have: blank lines up to `line`, so the snippet goes there)
+  const lines = doc?.lines ?? new Array<string>(Math.min(line, 1_000_000) + 1).fill('');
+  const last = Math.max(0, lines.length - 1);
+  const sel = opts.selection && Number.isInteger(opts.selection.start) && Number.isInteger(opts.selection.end)
+    ? { start: Math.max(0, Math.min(opts.selection.start, last)), end: Math.max(0, Math.min(opts.selection.end, last)) }
+    : undefined;
+  return planSnippet(kind, code, record, { lines, languageId: target.languageId }, { line, ...(sel ? { selection: sel } : {}) }, {
+    insertSpaces: target.insertSpaces,
+    tabSize: target.tabSize,
+    eol: target.eol,
+  });
+}
+
 /** errorExplainer/snippet */
 export function snippetRequest(ctx: ServerContext, params: SnippetParams): SnippetResult | null {
   const record = ctx.catalog().get(params.id);
@@ -62,12 +91,17 @@ export function snippetRequest(ctx: ServerContext, params: SnippetParams): Snipp
   const code = snippetCode(record, params.kind);
   if (!code) return null;
   const doc = ctx.documents.get(params.uri);
-  const line = Math.max(0, Math.min(params.line, doc ? doc.lineCount - 1 : params.line));
-  const target = snippetTarget(doc, params.uri, line, {
-    record,
+  const line = Math.max(0, Math.min(Math.floor(Number(params.line) || 0), doc ? doc.lineCount - 1 : Math.floor(Number(params.line) || 0)));
+  const plan = planFor(record, params.kind, code, doc, params.uri, line, {
+    ...(params.selection ? { selection: params.selection } : {}),
     ...(params.languageId !== undefined ? { languageId: params.languageId } : {}),
     ...(params.insertSpaces !== undefined ? { insertSpaces: params.insertSpaces } : {}),
     ...(params.tabSize !== undefined ? { tabSize: params.tabSize } : {}),
   });
-  return { text: ensureEol(formatSnippet(code, record, target), target.eol), line };
+  return {
+    text: plan.text,
+    line: plan.start,
+    ...(plan.replace ? { replace: { start: plan.start, end: plan.end } } : {}),
+    snippet: plan.snippet,
+  };
 }

@@ -16,6 +16,8 @@ export function runMocha(name: string, define: () => void, timeoutMs = 180000): 
     }
   };
   const mocha = new Mocha({ ui: 'bdd', timeout: timeoutMs, color: false, reporter: function silent() {} as unknown as string });
+  // E2E_GREP=text runs only the tests whose full title contains it (a quick local loop)
+  if (process.env.E2E_GREP) mocha.grep(process.env.E2E_GREP);
   mocha.suite.emit('pre-require', globalThis, name, mocha);
   define();
   return new Promise((resolve, reject) => {

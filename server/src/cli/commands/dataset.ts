@@ -31,7 +31,7 @@ function cacheDir(p: ReturnType<typeof parseArgs>, io: Io): string {
 
 async function sync(p: ReturnType<typeof parseArgs>, io: Io): Promise<number> {
   const dir = cacheDir(p, io);
-  const url = stringOption(p, 'url') ?? io.env['ERROR_EXPLAINER_DATASET_URL'] ?? DatasetStore.cachedUrl(dir) ?? DEFAULT_DATASET_URL;
+  const url = stringOption(p, 'url') ?? io.env['ERROR_EXPLAINER_DATASET_URL'] ?? DatasetStore.consentedUrl(dir);
   const store = new DatasetStore({ cacheDir: dir, url });
   const reposArg = stringOption(p, 'repos');
   const r = await store.sync({ force: true, optIn: true });
@@ -67,7 +67,7 @@ async function sync(p: ReturnType<typeof parseArgs>, io: Io): Promise<number> {
 
 function status(p: ReturnType<typeof parseArgs>, io: Io): number {
   const dir = cacheDir(p, io);
-  const store = new DatasetStore({ cacheDir: dir, url: DatasetStore.cachedUrl(dir) ?? DEFAULT_DATASET_URL });
+  const store = new DatasetStore({ cacheDir: dir, url: DatasetStore.consentedUrl(dir) });
   const st = store.status();
   const selection = store.savedSelection();
   if (flag(p, 'json')) {
@@ -91,7 +91,7 @@ function status(p: ReturnType<typeof parseArgs>, io: Io): number {
 function suggest(p: ReturnType<typeof parseArgs>, io: Io): number {
   const dir = cacheDir(p, io);
   const root = path.resolve(io.cwd, p.positionals[1] ?? '.');
-  const store = new DatasetStore({ cacheDir: dir, url: DatasetStore.cachedUrl(dir) ?? DEFAULT_DATASET_URL });
+  const store = new DatasetStore({ cacheDir: dir, url: DatasetStore.consentedUrl(dir) });
   const deps = scanWorkspaceDependencies(root);
   const repos = store.repos();
   const result = suggestRepositories(deps, repos);

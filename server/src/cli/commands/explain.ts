@@ -6,15 +6,20 @@ import type { ErrorRecord } from '../../core/record';
 import { renderRecord } from '../../core/render';
 import { Output } from '../output';
 import { formatProblem, loadCatalog } from '../records';
+import { markdownToTerminal, paint, terminalWidth, useColor } from '../terminal';
+import { colorOption } from './scan';
 
-const USAGE = `error-explainer explain [--records PATH]... [--no-bundled] [--markdown] [--limit N] TEXT...
+const USAGE = `error-explainer explain [--records PATH]... [--no-bundled] [--format text|markdown] [--color auto|always|never] [--limit N] TEXT...
 
 Explains pasted text: the records whose pattern matches it (best first), else the closest records
 by words. TEXT words are joined with spaces; no TEXT or \`-\` reads stdin.
 
   --records PATH   also load records from PATH (file, .gz, JSON Lines, folder); repeatable
   --no-bundled     do not load the bundled records
-  --markdown       escaped Markdown (safe to paste into a Markdown renderer) instead of terminal text
+  --format F       text (default): rendered for the terminal (bold headings, indented code,
+                     wrapped to its width); markdown: escaped Markdown (safe to paste into a
+                     Markdown renderer). --markdown is short for --format markdown
+  --color WHEN     text: auto (default: on a terminal, unless NO_COLOR is set), always, never
   --limit N        at most N records (default 3)`;
 
 /** Fuzzy hits below this score (0-100) are not shown as "closest records". */
@@ -38,7 +43,7 @@ export const explain: Command = {
   summary: 'explain pasted text with the best matching records',
   usage: USAGE,
   async run(args: string[], io: Io): Promise<number> {
-    const p = parseArgs(args, { records: 'strings', 'no-bundled': 'boolean', markdown: 'boolean', limit: 'string' });
+    const p = parseArgs(args, { records: 'strings', 'no-bundled': 'boolean', markdown: 'boolean', limit: 'string', format: 'string', color: 'string' });
     if (flag(p, 'help')) {
       io.stdout.write(USAGE + '\n');
       return EXIT_OK;
@@ -46,23 +51,27 @@ export const explain: Command = {
     const limitText = stringOption(p, 'limit') ?? '3';
     const limit = Number(limitText);
     if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit needs a positive integer, not '${limitText}'`);
+    const format = stringOption(p, 'format') ?? (flag(p, 'markdown') ? 'markdown' : 'text');
+    if (format !== 'text' && format !== 'markdown') throw new UsageError(`unknown format '${format}' (text or markdown)`);
+    const colorMode = colorOption(stringOption(p, 'color'));
     const text = p.positionals.length === 0 || (p.positionals.length === 1 && p.positionals[0] === '-') ? await readAll(io) : p.positionals.join(' ');
     if (!text.trim()) throw new UsageError('explain needs TEXT (or text on stdin)');
 
     const { catalog, problems } = await loadCatalog(stringsOption(p, 'records'), flag(p, 'no-bundled'));
     for (const pr of problems) if (pr.severity === 'error') io.stderr.write(formatProblem(pr) + '\n');
 
-    const found: { record: ErrorRecord; match?: RecordMatch['match'] }[] = [];
+    const found: { record: ErrorRecord; match?: RecordMatch['match']; confidence?: RecordMatch['confidence'] }[] = [];
     const seen = new Set<string>();
     for (const { matches } of catalog.explainText(text)) {
       for (const m of matches) {
         if (seen.has(m.record.id)) continue;
         seen.add(m.record.id);
-        found.push({ record: m.record, match: m.match });
+        found.push({ record: m.record, match: m.match, confidence: m.confidence });
       }
     }
     const out = new Output(io.stdout);
-    const plain = !flag(p, 'markdown');
+    const terminal = format === 'text';
+    const style = { color: useColor(colorMode, io.stdout as { isTTY?: boolean }, io.env), width: terminalWidth(io.stdout as { isTTY?: boolean; columns?: number }, io.env) };
     if (found.length === 0) {
       const hits = catalog.search(text, limit).filter((h) => h.kind !== 'fuzzy' || h.score >= MIN_FUZZY_SCORE);
       if (!hits.length) {
@@ -74,8 +83,18 @@ export const explain: Command = {
       for (const h of hits) found.push({ record: h.record });
     }
     found.slice(0, limit).forEach((f, i) => {
-      if (i > 0) out.write(plain ? `\n${'─'.repeat(72)}\n\n` : '\n---\n\n');
-      out.write(renderRecord(f.record, { plain, ...(f.match ? { match: { text: f.match.text, captures: f.match.captures } } : {}) }));
+      const md = renderRecord(f.record, {
+        ...(f.match ? { match: { text: f.match.text, captures: f.match.captures } } : {}),
+        ...(f.confidence ? { confidence: f.confidence } : {}),
+      });
+      if (!terminal) {
+        out.write((i > 0 ? '\n---\n\n' : '') + md);
+        return;
+      }
+      // renderRecord's text has no controls of its own (stripControls): every ESC is a painted colour
+      const write = (s: string) => (style.color ? out.writeStyled(s) : out.write(s));
+      if (i > 0) write(`\n${paint(style, '─'.repeat(Math.min(72, style.width)), 'dim')}\n\n`);
+      write(markdownToTerminal(md, style));
     });
     await out.flush();
     return EXIT_OK;

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { writeFileAtomic } from '../../core/dataset/fsutil';
 import { REPO_RE } from '../../core/dataset/types';
 import { extractFromDir, formatRecords } from '../../core/extract';
+import { withSourceRoot } from '../../core/extract/records';
 import { flag, parseArgs, stringOption } from '../args';
 import { type Command, EXIT_OK, type Io, IoError, UsageError } from '../command';
 
@@ -24,8 +25,9 @@ the same file.
               class-only records (tag class-only) for raises without a message (raise queue.Empty)
 
 Each record has errorMessage (placeholders as written), messagePattern, errorClass, filePath,
-lineNumber, sourceCode (±18 lines), githubUrl (pinned to --sha) and an ErrLookup id; no
-explanation is invented: fill in documentation and solutions by hand.
+lineNumber, sourceCode (±18 lines), githubUrl (pinned to --sha), an ErrLookup id and the tag
+source-root-<hex of DIR's absolute path> (so the editor finds the raise site outside the
+workspace); no explanation is invented: fill in documentation and solutions by hand.
 
   --repo owner/name   repository the records belong to (required)
   --sha SHA           commit the githubUrl links point to
@@ -60,7 +62,8 @@ export const extract: Command = {
       throw new IoError(`cannot read '${dirArg}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
     }
     const result = extractFromDir(dir, { repo, sha: sha ?? null });
-    const text = formatRecords(result.records);
+    // the folder read, so raise sites outside the workspace still resolve (Go to Raise Site)
+    const text = formatRecords(result.records.map((r) => withSourceRoot(r, dir)));
     const out = stringOption(p, 'out');
     if (out) {
       try {

@@ -4,9 +4,10 @@
 import * as path from 'node:path';
 import type { Catalog } from '../../core/catalog';
 import type { AgentEnv, SourceInfo } from '../../core/agent/tools';
-import { DEFAULT_DATASET_URL, DatasetStore, defaultCacheDir, isLiteRecord, loadDatasetRecords, parseSelection } from '../../core/dataset';
+import { DatasetStore, defaultCacheDir, isLiteRecord, loadDatasetRecords, parseSelection } from '../../core/dataset';
 import { flag, parseArgs, stringOption, stringsOption } from '../args';
 import { type Command, EXIT_OK, type Io } from '../command';
+import { visibleStream } from '../output';
 import { checkReadable, formatProblem, loadCatalog } from '../records';
 import { VERSION } from '../version';
 
@@ -46,7 +47,7 @@ export const mcp: Command = {
     const repos = stringOption(p, 'repos')?.split(',').map((r) => r.trim()).filter(Boolean);
     const cacheDir = path.resolve(io.cwd, stringOption(p, 'cache') ?? defaultCacheDir(io.env));
     const store = (): DatasetStore =>
-      new DatasetStore({ cacheDir, url: io.env['ERROR_EXPLAINER_DATASET_URL'] ?? DatasetStore.cachedUrl(cacheDir) ?? DEFAULT_DATASET_URL });
+      new DatasetStore({ cacheDir, url: io.env['ERROR_EXPLAINER_DATASET_URL'] ?? DatasetStore.consentedUrl(cacheDir) });
 
     let catalog: Catalog | undefined;
     let sources: SourceInfo[] = [];
@@ -101,7 +102,8 @@ export const mcp: Command = {
     // loaded here, not at the top: the SDK would double every other command's start-up time
     const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
     const { serveMcp } = await import('../../mcp/server');
-    const transport = new StdioServerTransport(io.stdin, io.stdout);
+    // JSON lines out with invisible characters escaped (cli/output.ts: the CLI's one rule)
+    const transport = new StdioServerTransport(io.stdin, visibleStream(io.stdout));
     // `initialize` is answered at once; tools wait for the records (a big dataset takes seconds)
     await serveMcp(env, VERSION, transport, async () => {
       await loading;

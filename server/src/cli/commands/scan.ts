@@ -10,10 +10,11 @@ import { forEachMatchingLine } from '../../core/lineScan';
 import { Output } from '../output';
 import { checkReadable, formatProblem, loadCatalog } from '../records';
 import { recordMatch } from '../../core/catalog';
-import { FORMATS, type Format, createReporter } from '../reporters';
+import { FORMATS, type Format, createReporter, problemPath } from '../reporters';
+import { COLOR_MODES, type ColorMode, terminalWidth, useColor } from '../terminal';
 import { VERSION } from '../version';
 
-const USAGE = `error-explainer scan [--records PATH]... [--no-bundled] [--dataset [--cache DIR]] [--format text|json|count|sarif] [--fail-on SEVERITY] [--no-explain] FILE...
+const USAGE = `error-explainer scan [--records PATH]... [--no-bundled] [--dataset [--cache DIR]] [--format text|markdown|json|count|sarif] [--color auto|always|never] [--fail-on SEVERITY] [--no-explain] FILE...
 
 Scans log files (\`-\` = stdin, reported as <stdin>) line by line, in constant memory, and reports
 every match of an error record. Lines end at \\n, \\r\\n or a lone \\r; columns are 1-based
@@ -23,11 +24,16 @@ UTF-16 units of the original line (endColumn exclusive).
   --no-bundled       do not load the bundled records
   --dataset          also match with the cached ErrLookup dataset (see \`error-explainer dataset sync\`)
   --cache DIR        dataset cache folder (default as for \`dataset\`)
-  --format F         text (default): file:line:col severity slug: first sentence, then captures,
-                       then one explanation per matched record (see --no-explain)
-                     json: JSON Lines, one object per match
+  --format F         text (default): file:line:col: severity: message [code] per match (the
+                       file relative to the current directory, the error as the log shows it;
+                       VS Code tasks read it with the $error-explainer problem matcher), its
+                       captures, then one explanation per matched record
+                       (see --no-explain), rendered for the terminal
+                     markdown: the same, explanations as raw Markdown
+                     json: JSON Lines, one object per match (with its confidence)
                      count: one JSON object {lines, matches, byRecord} at the end
-                     sarif: SARIF 2.1.0 for code scanning
+                     sarif: SARIF 2.1.0 for code scanning (rank = confidence 0-100)
+  --color WHEN       text: auto (default: on a terminal, unless NO_COLOR is set), always, never
   --fail-on SEV      exit 1 when a match has severity SEV or worse (critical|error|warning|info)
   --no-explain       text format: no explanations after the match lines
 
@@ -54,18 +60,26 @@ function openSnapshot(file: string): Readable {
   return createReadStream('', { fd, highWaterMark: 1 << 20, ...(size !== undefined ? { end: size - 1 } : {}) });
 }
 
+/** --color's value (auto when not given). */
+export function colorOption(v: string | undefined): ColorMode {
+  if (v === undefined) return 'auto';
+  if (!COLOR_MODES.includes(v as ColorMode)) throw new UsageError(`unknown --color '${v}' (${COLOR_MODES.join(', ')})`);
+  return v as ColorMode;
+}
+
 export const scan: Command = {
   name: 'scan',
   summary: 'scan log files for known errors (text, json, count, sarif)',
   usage: USAGE,
   async run(args: string[], io: Io): Promise<number> {
-    const p = parseArgs(args, { records: 'strings', 'no-bundled': 'boolean', format: 'string', 'fail-on': 'string', 'no-explain': 'boolean', dataset: 'boolean', cache: 'string' });
+    const p = parseArgs(args, { records: 'strings', 'no-bundled': 'boolean', format: 'string', 'fail-on': 'string', 'no-explain': 'boolean', dataset: 'boolean', cache: 'string', color: 'string' });
     if (flag(p, 'help')) {
       io.stdout.write(USAGE + '\n');
       return EXIT_OK;
     }
     const format = (stringOption(p, 'format') ?? 'text') as Format;
-    if (!FORMATS.includes(format)) throw new UsageError(`unknown format '${format}' (text, json, count or sarif)`);
+    if (!FORMATS.includes(format)) throw new UsageError(`unknown format '${format}' (${FORMATS.join(', ')})`);
+    const colorMode = colorOption(stringOption(p, 'color'));
     const failOnText = stringOption(p, 'fail-on');
     if (failOnText !== undefined && !SEVERITIES.includes(failOnText as Severity)) {
       throw new UsageError(`unknown severity '${failOnText}' for --fail-on (${SEVERITIES.join(', ')})`);
@@ -82,13 +96,14 @@ export const scan: Command = {
     for (const pr of problems) if (pr.severity === 'error') io.stderr.write(formatProblem(pr) + '\n');
 
     const out = new Output(io.stdout);
-    const reporter = createReporter(format, out, { version: VERSION, explain: !flag(p, 'no-explain') });
+    const style = { color: useColor(colorMode, io.stdout as { isTTY?: boolean }, io.env), width: terminalWidth(io.stdout as { isTTY?: boolean; columns?: number }, io.env) };
+    const reporter = createReporter(format, out, { version: VERSION, explain: !flag(p, 'no-explain'), style });
     let lines = 0;
     let matches = 0;
     let worst = Infinity;
     reporter.begin();
     for (const f of files) {
-      const name = f === '-' ? '<stdin>' : f;
+      const name = f === '-' ? '<stdin>' : format === 'text' || format === 'markdown' ? problemPath(f, io.cwd) : f;
       try {
         const input: Readable = f === '-' ? io.stdin : openSnapshot(f);
         const stats = await forEachMatchingLine(

@@ -443,7 +443,7 @@ async function formatScan(env: AgentEnv, name: string, size: number, lines: numb
     out.push('', `## ${i + 1}. ${heading(g.record)}`, groupLine(g));
     for (const o of g.occurrences.slice(0, 3)) out.push(`- line ${o.line}: ${codeSpan(o.lineText || o.text)}${o.captures.length ? ` — ${capturesText(o.captures)}` : ''}`);
     const r = env.complete ? await env.complete(g.record) : g.record;
-    out.push('', renderRecord(r, { compact: true }));
+    out.push('', renderRecord(r, { summary: true }));
     data.push({
       ...recordData(g.record),
       count: g.count,

@@ -42,6 +42,8 @@ export interface ScoredRecord {
   messagePattern: string;
   errorClass: string | null;
   errorCode: string | null;
+  /** `class-only`: an exception raised without a message (its pattern is the class name). */
+  tags?: readonly string[];
 }
 
 /** What the score reads of a match (a LineMatch has these). */
@@ -161,12 +163,28 @@ export function hasWordToken(text: string, name: string): boolean {
   return false;
 }
 
-/** The record's error class on the line: its full name or its last dotted part. */
+/** A name that reads as an exception class (`ValueError`, `NoSectionError`, `Empty`), not a
+ * helper such as `self.error`. */
+function classLike(name: string): boolean {
+  return /^[A-Z][A-Za-z0-9_]{2,}$/.test(name);
+}
+
+/** The record's error class on the line: its full name or its last dotted part, when that reads
+ * as a class name. */
 export function classInLine(line: string, errorClass: string | null): boolean {
   if (!errorClass) return false;
-  if (hasWordToken(line, errorClass)) return true;
   const dot = errorClass.lastIndexOf('.');
-  return dot >= 0 && dot + 1 < errorClass.length && hasWordToken(line, errorClass.slice(dot + 1));
+  const last = errorClass.slice(dot + 1);
+  if (!classLike(last)) return false;
+  return hasWordToken(line, errorClass) || (dot >= 0 && hasWordToken(line, last));
+}
+
+/** An exception without a message (a class-only record): the line must read as its exception line,
+ * the class at the end of the line or before a ':' (`_queue.Empty`, `… ERROR worker: queue.Empty`,
+ * `E   queue.Empty: …`); else the class name is just a word of the line. */
+function classOnlyInContext(line: string, match: ScoredMatch): boolean {
+  const after = line.charCodeAt(match.end);
+  return match.end >= line.trimEnd().length || after === 0x3a /* : */;
 }
 
 /** Where the message starts: after a leading timestamp, level, logger name or process tag. */
@@ -200,6 +218,10 @@ type Reason = { bits: number; text: string };
 
 /** The evidence (bits) that `record` explains `line`; reasons appended to `reasons` when given. */
 export function confidenceBits(record: ScoredRecord, match: ScoredMatch, line: string, ctx: MatchContext, facts: LineFacts, reasons?: Reason[]): number {
+  if (record.tags?.includes('class-only') && ctx.role !== 'exception' && !classOnlyInContext(line, match)) {
+    reasons?.push({ bits: -30, text: 'an exception class named on a line that is not its exception line' });
+    return 0;
+  }
   const spec = patternBits(record.messagePattern);
   // (ordered by how far it is from an ordinary message's 20 bits)
   reasons?.push({ bits: spec - 20, text: spec >= 30 ? 'specific message text' : spec >= 20 ? 'fairly generic message text' : 'generic message text (common words only)' });
@@ -208,7 +230,8 @@ export function confidenceBits(record: ScoredRecord, match: ScoredMatch, line: s
     bits += 24;
     reasons?.push({ bits: 24, text: `error code ${record.errorCode} on the line` });
   }
-  if (record.errorClass && classInLine(line, record.errorClass)) {
+  // (a class-only record's text is its class: no second bonus for it)
+  if (record.errorClass && !record.tags?.includes('class-only') && classInLine(line, record.errorClass)) {
     bits += 16;
     reasons?.push({ bits: 16, text: `${record.errorClass} on the line` });
   }

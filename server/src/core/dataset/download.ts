@@ -1,6 +1,11 @@
 // Downloads with limits: http(s) through node:http/https (no transparent decompression, so the
 // sha256 is taken over the bytes exactly as served), `file:` URLs from a local folder.
 // Every failure is a DatasetError with a kind the caller can report.
+//
+// Limits: a byte cap (Content-Length and bytes actually received), an idle timeout (nothing
+// arrives), and an overall deadline per request (a body trickled byte by byte still ends).
+// Redirects are followed only within the same origin (scheme, host and port): never to another
+// host, never from https to http.
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
@@ -8,7 +13,7 @@ import * as https from 'node:https';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export type DatasetErrorKind = 'network' | 'http' | 'html' | 'size' | 'sha' | 'gzip' | 'json' | 'write' | 'format';
+export type DatasetErrorKind = 'network' | 'timeout' | 'http' | 'html' | 'size' | 'sha' | 'gzip' | 'json' | 'write' | 'format';
 
 /** Why writing `dest` failed, the same text every time it fails the same way (dest lies in a fresh
  * temporary folder per attempt), so that a repeated failure is recognised and reported once. */
@@ -32,8 +37,14 @@ export interface DownloadOptions {
   maxBytes: number;
   /** Socket inactivity timeout. */
   timeoutMs?: number;
+  /** The whole request (connect, redirects, body) must end by this time (Date.now() ms). */
+  deadline?: number;
+  /** What the deadline is called in the error ("the sync's limit of 15 minutes"). */
+  deadlineLabel?: string;
   /** Stream the body to this file instead of keeping it in memory. */
   dest?: string;
+  /** Conditional request: answer 304 (notModified) when the entity still has this ETag. */
+  ifNoneMatch?: string;
 }
 
 export interface Downloaded {
@@ -44,6 +55,10 @@ export interface Downloaded {
   /** First bytes (for HTML / gzip sniffing). */
   head: Buffer;
   contentType: string;
+  /** The response's ETag, when it has one. */
+  etag?: string;
+  /** 304 to a conditional request: no body. */
+  notModified?: boolean;
 }
 
 const HEAD_BYTES = 512;
@@ -152,7 +167,12 @@ function readLocal(url: string, opts: DownloadOptions): Promise<Downloaded> {
   });
 }
 
-function getOnce(url: string, opts: DownloadOptions, redirects: number): Promise<Downloaded> {
+/** Same scheme, host and port: where a redirect may lead. */
+function sameOrigin(a: URL, b: URL): boolean {
+  return a.protocol === b.protocol && a.host === b.host;
+}
+
+function getOnce(url: string, opts: DownloadOptions, redirects: number, origin?: URL): Promise<Downloaded> {
   return new Promise<Downloaded>((resolve, reject) => {
     let u: URL;
     try {
@@ -166,21 +186,46 @@ function getOnce(url: string, opts: DownloadOptions, redirects: number): Promise
       reject(new DatasetError('network', `unsupported URL scheme ${u.protocol} (use https:, http: or file:)`));
       return;
     }
+    const first = origin ?? u;
     let settled = false;
+    let overall: NodeJS.Timeout | undefined;
     const fail = (e: unknown): void => {
       if (settled) return;
       settled = true;
+      if (overall) clearTimeout(overall);
       req.destroy();
       reject(e instanceof DatasetError ? e : new DatasetError('network', `${url}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`));
     };
-    const req = mod.get(u, { headers: { 'accept-encoding': 'identity', 'user-agent': 'error-explainer' } }, (res) => {
+    const done = (d: Downloaded): void => {
+      if (settled) return;
+      settled = true;
+      if (overall) clearTimeout(overall);
+      resolve(d);
+    };
+    const headers: Record<string, string> = { 'accept-encoding': 'identity', 'user-agent': 'error-explainer' };
+    if (opts.ifNoneMatch) headers['if-none-match'] = opts.ifNoneMatch;
+    const req = mod.get(u, { headers }, (res) => {
       const status = res.statusCode ?? 0;
-      if (status >= 300 && status < 400 && res.headers.location) {
+      if (status >= 300 && status < 400 && status !== 304 && res.headers.location) {
         res.resume();
         if (redirects >= 5) return fail(new DatasetError('http', `${url}: too many redirects`));
+        let next: URL;
+        try {
+          next = new URL(res.headers.location, u);
+        } catch {
+          return fail(new DatasetError('http', `${url}: a redirect to a bad URL`));
+        }
+        // never to another host, never from https to http: the dataset's origin is the one the user chose
+        if (!sameOrigin(first, next)) return fail(new DatasetError('http', `${url}: redirect to ${next.protocol}//${next.host} refused (only redirects within ${first.protocol}//${first.host} are followed)`));
         settled = true;
-        getOnce(new URL(res.headers.location, u).toString(), opts, redirects + 1).then(resolve, reject);
+        if (overall) clearTimeout(overall);
+        getOnce(next.toString(), opts, redirects + 1, first).then(resolve, reject);
         return;
+      }
+      const etag = typeof res.headers.etag === 'string' ? res.headers.etag : undefined;
+      if (status === 304 && opts.ifNoneMatch) {
+        res.resume();
+        return done({ size: 0, sha256: '', head: Buffer.alloc(0), contentType: '', notModified: true, ...(etag ? { etag } : {}) });
       }
       if (status !== 200) {
         res.resume();
@@ -221,11 +266,20 @@ function getOnce(url: string, opts: DownloadOptions, redirects: number): Promise
           sink.close();
           return fail(new DatasetError('network', `${url}: connection closed before the end of the body`));
         }
-        settled = true;
-        resolve(sink.result(String(res.headers['content-type'] ?? '')));
+        const d = sink.result(String(res.headers['content-type'] ?? ''));
+        if (etag) d.etag = etag;
+        done(d);
       });
+      // a failure after the sink exists closes its file
+      req.once('close', () => sink.close());
     });
-    req.setTimeout(opts.timeoutMs ?? 30_000, () => fail(new DatasetError('network', `${url}: timed out`)));
+    if (opts.deadline !== undefined) {
+      const left = opts.deadline - Date.now();
+      const label = opts.deadlineLabel ?? 'its time limit';
+      if (left <= 0) fail(new DatasetError('timeout', `${url}: not done within ${label}`));
+      else overall = setTimeout(() => fail(new DatasetError('timeout', `${url}: not done within ${label}`)), left);
+    }
+    req.setTimeout(opts.timeoutMs ?? 30_000, () => fail(new DatasetError('timeout', `${url}: timed out (no data for ${Math.round((opts.timeoutMs ?? 30_000) / 1000)} s)`)));
     req.on('error', fail);
   });
 }

@@ -7,7 +7,7 @@ import type { ErrorRecord } from '../record';
 import { DatasetStore } from './store';
 import { parseSelection } from './select';
 
-export { DatasetStore, DEFAULT_LIMITS, type DatasetOptions, type DatasetStatus, type SyncResult, type DatasetFailure, type DatasetLimits } from './store';
+export { DatasetStore, DEFAULT_DATASET_URL, DEFAULT_LIMITS, type DatasetOptions, type DatasetStatus, type SyncResult, type DatasetFailure, type DatasetLimits } from './store';
 export { DatasetError, type DatasetErrorKind } from './download';
 export { DatasetService, type DatasetSettings, type DatasetServiceStatus, type DatasetServiceSuggestions } from './service';
 export { isLiteRecord, LiteRecord } from './lite';
@@ -23,7 +23,6 @@ export {
   type SuggestionResult,
 } from './workspace';
 
-export const DEFAULT_DATASET_URL = 'https://errors.standardbeagle.com';
 
 /** The CLI's cache folder: $ERROR_EXPLAINER_CACHE, else $XDG_CACHE_HOME/error-explainer/dataset, else ~/.cache/... */
 export function defaultCacheDir(env: Record<string, string | undefined>): string {
@@ -47,7 +46,7 @@ export interface LoadDatasetOptions {
  */
 export async function loadDatasetRecords(cacheDir: string, opts: LoadDatasetOptions = {}): Promise<ErrorRecord[]> {
   if (!fs.existsSync(path.join(cacheDir, 'state.json'))) return [];
-  const store = new DatasetStore({ cacheDir, url: DatasetStore.cachedUrl(cacheDir) ?? DEFAULT_DATASET_URL });
+  const store = new DatasetStore({ cacheDir, url: DatasetStore.consentedUrl(cacheDir) });
   const selection = opts.repos ?? store.savedSelection() ?? ['*'];
   const lite = await store.loadRecords(selection, opts.yieldEvery !== undefined ? { yieldEvery: opts.yieldEvery } : {});
   if (!opts.full) return lite;

@@ -27,7 +27,16 @@ export class RowScanner {
   private lastKeyStart = -1; // offset in the skeleton of the last string opened at depth 1
   private lastKey = '';
 
-  constructor(private readonly onRow: (json: string) => void) {}
+  private rowLen = 0; // bytes of the current row in rowParts
+
+  constructor(
+    private readonly onRow: (json: string) => void,
+    private readonly opts: { maxRow?: number; onTooLarge?: () => Error } = {},
+  ) {}
+
+  private tooLarge(): Error {
+    return this.opts.onTooLarge?.() ?? new Error(`a row is larger than ${this.opts.maxRow} bytes`);
+  }
 
   push(chunk: Buffer): void {
     let skelFrom = this.inRows ? -1 : 0;
@@ -77,8 +86,10 @@ export class RowScanner {
       if (c === RBRACE || c === RBRACK) {
         if (this.inRow && this.depth === this.rowDepth && c === RBRACE) {
           const part = chunk.subarray(this.rowStart, i + 1);
+          if (this.opts.maxRow !== undefined && this.rowLen + part.length > this.opts.maxRow) throw this.tooLarge();
           const text = this.rowParts.length ? Buffer.concat([...this.rowParts, part]).toString('utf8') : part.toString('utf8');
           this.rowParts = [];
+          this.rowLen = 0;
           this.inRow = false;
           this.onRow(text);
         }
@@ -91,6 +102,9 @@ export class RowScanner {
       }
     }
     if (this.inRow) {
+      // a row that goes on: bounded before it is kept (one row with a 1 GiB string stops here)
+      this.rowLen += chunk.length - this.rowStart;
+      if (this.opts.maxRow !== undefined && this.rowLen > this.opts.maxRow) throw this.tooLarge();
       this.rowParts.push(Buffer.from(chunk.subarray(this.rowStart)));
       this.rowStart = 0; // the row goes on at the start of the next chunk
     }

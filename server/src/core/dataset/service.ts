@@ -23,6 +23,7 @@ import { DatasetStore, type DatasetFailure, type SyncResult } from './store';
 import { type Dependency, type RepoSuggestion, scanWorkspaceDependencies, suggestionMessage, suggestRepositories } from './workspace';
 
 export interface DatasetSettings {
+  /** Base URL; '' = none given (Restricted Mode ignores the setting): the URL the user opted in for. */
   url: string;
   repos: string[];
   refreshHours: number;
@@ -61,7 +62,7 @@ export function sourceLabel(url: string): string {
 
 export class DatasetService {
   private store: DatasetStore | undefined;
-  private settings: DatasetSettings = { url: 'https://errors.standardbeagle.com', repos: [], refreshHours: 24 };
+  private settings: DatasetSettings = { url: '', repos: [], refreshHours: 24 };
 
   constructor(
     readonly cacheDir: string,
@@ -69,9 +70,15 @@ export class DatasetService {
   ) {}
 
   configure(settings: DatasetSettings): void {
-    const changedStore = !this.store || settings.url.replace(/\/+$/, '') !== this.store.url || settings.refreshHours !== this.settings.refreshHours;
+    const url = (settings.url.trim() === '' ? DatasetStore.consentedUrl(this.cacheDir) : settings.url).replace(/\/+$/, '');
+    const changedStore = !this.store || url !== this.store.url || settings.refreshHours !== this.settings.refreshHours;
     this.settings = { ...settings, repos: [...settings.repos] };
-    if (changedStore) this.store = new DatasetStore({ cacheDir: this.cacheDir, url: settings.url, refreshHours: settings.refreshHours, now: this.now });
+    if (changedStore) this.store = new DatasetStore({ cacheDir: this.cacheDir, url, refreshHours: settings.refreshHours, now: this.now });
+  }
+
+  /** The base URL downloads come from (the setting, or the one the user opted in for). */
+  get url(): string {
+    return this.s.url;
   }
 
   private get s(): DatasetStore {
@@ -112,8 +119,17 @@ export class DatasetService {
     return this.s.sync();
   }
 
-  /** The user's explicit sync (a command, or an accepted suggestion): opts in. */
-  sync(force = true): Promise<SyncResult> {
+  /**
+   * The user's explicit sync (a command, or an accepted suggestion): opts in for the base URL.
+   * `confirmedUrl`: the URL the user was shown and agreed to; when the configured URL is another
+   * one now, nothing is fetched and nothing is opted in (the user is asked again).
+   */
+  async sync(force = true, confirmedUrl?: string): Promise<SyncResult> {
+    const url = this.s.url;
+    if (confirmedUrl !== undefined && confirmedUrl.replace(/\/+$/, '') !== url) {
+      const reason = `the dataset URL is ${url}, not ${confirmedUrl} that you agreed to: nothing was downloaded (run the command again to confirm ${url})`;
+      return { status: 'skipped', datasetVersion: this.s.status().datasetVersion, reason, notify: reason, fetched: [] };
+    }
     return this.s.sync({ force, optIn: true });
   }
 
@@ -151,25 +167,25 @@ export class DatasetService {
    * A message to offer once per workspace (then never again for it): before opt-in, whether to
    * download explanations for the workspace's dependencies; after a sync, which repositories to use.
    */
-  pendingSuggestion(folders: readonly string[]): { kind: 'optIn' | 'useRepos'; message: string; repos: string[] } | undefined {
+  pendingSuggestion(folders: readonly string[]): { kind: 'optIn' | 'useRepos'; message: string; repos: string[]; url: string } | undefined {
     const key = [...folders].sort().join('\n');
     const file = path.join(this.cacheDir, 'suggested.json');
     const shown = readJsonFile<Record<string, string[]>>(file) ?? {};
     const kinds = shown[key] ?? [];
-    let out: { kind: 'optIn' | 'useRepos'; message: string; repos: string[] } | undefined;
+    let out: { kind: 'optIn' | 'useRepos'; message: string; repos: string[]; url: string } | undefined;
     if (!this.s.optedIn) {
       if (kinds.includes('optIn')) return undefined;
       const deps = folders.flatMap((f) => scanWorkspaceDependencies(f)).filter((d) => !d.name.startsWith('@types/'));
       if (deps.length === 0) return undefined;
       const names = [...new Set(deps.map((d) => d.name))];
       const listed = names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ');
-      out = { kind: 'optIn', message: `Your workspace uses ${listed}. Download ErrLookup's explanations of their errors (${sourceLabel(this.settings.url)})?`, repos: [] };
+      out = { kind: 'optIn', message: `Your workspace uses ${listed}. Download ErrLookup's explanations of their errors (${sourceLabel(this.s.url)})?`, repos: [], url: this.s.url };
     } else {
       if (kinds.includes('useRepos')) return undefined;
       const r = this.suggest(folders);
       if (!r.message) return undefined;
       const selected = parseSelection(this.settings.repos);
-      out = { kind: 'useRepos', message: r.message, repos: [...new Set(r.suggestions.filter((x) => !selected.has(x.repo)).map((x) => x.repo))] };
+      out = { kind: 'useRepos', message: r.message, repos: [...new Set(r.suggestions.filter((x) => !selected.has(x.repo)).map((x) => x.repo))], url: this.s.url };
     }
     shown[key] = [...kinds, out.kind];
     try {

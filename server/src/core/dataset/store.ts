@@ -5,8 +5,14 @@
 //   <cacheDir>/v/<version-dir>/repos.json
 //   <cacheDir>/v/<version-dir>/repos/<owner>/<name>.json     full records, fetched lazily
 // A new version is built in a temporary folder and made live by renaming it and then rewriting
-// state.json atomically; any failure leaves the live version untouched. Nothing is fetched before
-// optIn() (or sync({ optIn: true }), which the CLI's explicit `dataset sync` uses).
+// state.json atomically; any failure leaves the live version untouched. Nothing is fetched from a
+// base URL before the user opted in for that URL (optIn(), or sync({ optIn: true }), which the
+// CLI's explicit `dataset sync` and the editor's confirmed command use): a new host asks again.
+//
+// Bounds: every request has a byte cap, an idle timeout and an overall deadline, and the whole sync
+// one deadline (a server that trickles bytes cannot keep it running, nor the syncs that share it);
+// the index decompresses to at most the manifest's rawBytes (else a ratio of its size, and an
+// absolute cap), and one row to at most `row` bytes.
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -19,20 +25,40 @@ import type { LiteRecord } from './lite';
 import { loadPrepared, PreparedWriter, readHead, type LoadRowsOptions, type PreparedHead } from './prepared';
 import { RowScanner } from './rowScanner';
 import { parseSelection } from './select';
-import { parseManifest, parseRepos, REPO_RE, toIndexRow, type Manifest, type ManifestFile, type RepoEntry } from './types';
+import { indexSource, parseManifest, parseRepos, REPO_RE, toIndexRow, type Manifest, type ManifestFile, type RepoEntry } from './types';
 
 export interface DatasetLimits {
   manifest: number;
+  /** Bytes of the index as served (each part, and all parts together). */
   index: number;
+  /** Bytes the index decompresses to, at most (all parts together). */
+  indexDecoded: number;
+  /** Without rawBytes in the manifest: decompressed bytes per served byte, at most. */
+  ratio: number;
+  /** One row of the index, in bytes. */
+  row: number;
   repos: number;
   repoFile: number;
 }
 export const DEFAULT_LIMITS: DatasetLimits = {
   manifest: 1 << 20,
   index: 512 << 20,
+  indexDecoded: 1 << 30,
+  ratio: 32,
+  row: 1 << 20,
   repos: 64 << 20,
   repoFile: 128 << 20,
 };
+
+export const DEFAULT_DATASET_URL = 'https://errors.standardbeagle.com';
+/** The whole sync (manifest, index parts, repos.json, per-repository files) ends by then. */
+export const DEFAULT_SYNC_TIMEOUT_MS = 15 * 60 * 1000;
+/** One request (the manifest: a small file) ends by then. */
+export const MANIFEST_TIMEOUT_MS = 60 * 1000;
+
+function normalUrl(url: string): string {
+  return url.replace(/\/+$/, '');
+}
 
 export interface DatasetOptions {
   cacheDir: string;
@@ -41,8 +67,13 @@ export interface DatasetOptions {
   /** Poll the manifest at most this often (default 24). 0 = whenever sync() is called. */
   refreshHours?: number;
   limits?: Partial<DatasetLimits>;
+  /** Idle timeout of a request (nothing arrives). */
   timeoutMs?: number;
-  /** Clock (tests). */
+  /** Overall deadline of one sync (default 15 minutes). */
+  syncTimeoutMs?: number;
+  /** Overall deadline of the manifest request (default 60 s). */
+  manifestTimeoutMs?: number;
+  /** Clock of the refresh schedule (tests); deadlines use the real clock. */
   now?: () => number;
 }
 
@@ -55,18 +86,32 @@ export interface DatasetFailure {
 }
 
 interface State {
+  /** The base URL the live version came from (always one the user opted in for). */
   url: string | null;
   current: string | null;
   datasetVersion: string | null;
+  /** ETag of the live version's manifest (a conditional request costs one small round trip). */
+  etag: string | null;
   checkedAt: number | null;
   attemptedAt: number | null;
   failure: DatasetFailure | null;
-  optedIn: boolean;
+  /** Base URLs the user agreed to download from, the latest last. */
+  optIns: string[];
   /** Repository selection saved by the CLI (`dataset sync --repos`); the extension uses its setting. */
   repos: string[] | null;
 }
 
-const EMPTY_STATE: State = { url: null, current: null, datasetVersion: null, checkedAt: null, attemptedAt: null, failure: null, optedIn: false, repos: null };
+const EMPTY_STATE: State = { url: null, current: null, datasetVersion: null, etag: null, checkedAt: null, attemptedAt: null, failure: null, optIns: [], repos: null };
+
+/** state.json as written before opt-ins were per URL: `optedIn: true` carries over for the public
+ * dataset only (a URL the file names may have come from a workspace setting). */
+function migrate(disk: Partial<State> & { optedIn?: unknown }): Partial<State> {
+  const out: Partial<State> & { optedIn?: unknown } = { ...disk };
+  if (!Array.isArray(out.optIns)) out.optIns = disk.optedIn === true ? [DEFAULT_DATASET_URL] : [];
+  out.optIns = out.optIns.filter((u): u is string => typeof u === 'string').map(normalUrl);
+  delete out.optedIn;
+  return out;
+}
 /** After a failed sync, try again after this long (or refreshHours when shorter). */
 const RETRY_AFTER_FAILURE_MS = 60 * 60 * 1000;
 
@@ -97,6 +142,17 @@ export interface DatasetStatus {
   nextCheckAt: string | null;
 }
 
+interface Deadline {
+  deadline: number;
+  deadlineLabel: string;
+}
+
+function formatDuration(ms: number): string {
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
+  if (ms >= 1000) return `${Math.round(ms / 100) / 10} s`;
+  return `${ms} ms`;
+}
+
 function errCode(e: unknown): string {
   return (e as NodeJS.ErrnoException).code ?? (e as Error).message;
 }
@@ -112,6 +168,8 @@ export class DatasetStore {
   private readonly refreshMs: number;
   private readonly now: () => number;
   private readonly timeoutMs: number | undefined;
+  private readonly syncTimeoutMs: number;
+  private readonly manifestTimeoutMs: number;
   /** Kept in memory too, so "report once" holds when state.json cannot be written. */
   private memState: State | undefined;
   private inFlight: Promise<SyncResult> | undefined;
@@ -119,11 +177,13 @@ export class DatasetStore {
 
   constructor(opts: DatasetOptions) {
     this.cacheDir = path.resolve(opts.cacheDir);
-    this.url = opts.url.replace(/\/+$/, '');
+    this.url = normalUrl(opts.url);
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
     this.refreshMs = Math.max(0, opts.refreshHours ?? 24) * 3600 * 1000;
     this.now = opts.now ?? Date.now;
     this.timeoutMs = opts.timeoutMs;
+    this.syncTimeoutMs = opts.syncTimeoutMs ?? DEFAULT_SYNC_TIMEOUT_MS;
+    this.manifestTimeoutMs = opts.manifestTimeoutMs ?? MANIFEST_TIMEOUT_MS;
   }
 
   // -- state -----------------------------------------------------------------------------------
@@ -133,12 +193,13 @@ export class DatasetStore {
   }
   private readState(): State {
     const disk = readJsonFile<Partial<State>>(this.statePath());
-    const s: State = { ...EMPTY_STATE, ...(disk ?? {}) };
+    const s: State = { ...EMPTY_STATE, ...migrate(disk ?? {}) };
     // in-memory values win where the disk copy could not be written
     if (this.memState) {
       if (this.memState.failure && (!s.failure || this.memState.failure.at > s.failure.at)) s.failure = this.memState.failure;
       if ((this.memState.attemptedAt ?? 0) > (s.attemptedAt ?? 0)) s.attemptedAt = this.memState.attemptedAt;
-      if (this.memState.optedIn) s.optedIn = true;
+      for (const u of this.memState.optIns) if (!s.optIns.includes(u)) s.optIns.push(u);
+      for (const u of this.memOptOuts) s.optIns = s.optIns.filter((x) => x !== u);
     }
     return s;
   }
@@ -163,18 +224,28 @@ export class DatasetStore {
     return fs.existsSync(path.join(dir, 'index.head.json')) ? dir : undefined;
   }
 
+  /** The user opted in for this store's base URL. */
   get optedIn(): boolean {
-    return this.readState().optedIn;
+    return this.readState().optIns.includes(this.url);
   }
 
-  /** Record the user's consent to download (a command, or an accepted suggestion). */
+  /** Base URLs the user opted in for (the latest last). */
+  optIns(): string[] {
+    return [...this.readState().optIns];
+  }
+
+  /** Record the user's consent to download from this store's base URL (a confirmed command, or an
+   * accepted suggestion that named it), or withdraw it. */
   optIn(on = true): void {
     const s = this.readState();
-    s.optedIn = on;
+    s.optIns = s.optIns.filter((u) => u !== this.url);
+    if (on) s.optIns.push(this.url);
+    this.memOptOuts = on ? this.memOptOuts.filter((u) => u !== this.url) : [...this.memOptOuts, this.url];
     this.tryWriteState(s);
     if (!this.memState) this.memState = s;
-    this.memState.optedIn = on;
+    this.memState.optIns = [...s.optIns];
   }
+  private memOptOuts: string[] = [];
 
   /** The saved repository selection (null: none saved). */
   savedSelection(): string[] | null {
@@ -189,6 +260,15 @@ export class DatasetStore {
   /** The base URL of the live cached version (a store opened on an existing cache can use it). */
   static cachedUrl(cacheDir: string): string | null {
     return readJsonFile<Partial<State>>(path.join(path.resolve(cacheDir), 'state.json'))?.url ?? null;
+  }
+
+  /** The URL to use when no setting names one: the live version's (if the user opted in for it),
+   * else the latest opt-in, else the public dataset. Never a URL the user did not choose. */
+  static consentedUrl(cacheDir: string): string {
+    const disk = readJsonFile<Partial<State>>(path.join(path.resolve(cacheDir), 'state.json'));
+    const s: State = { ...EMPTY_STATE, ...migrate(disk ?? {}) };
+    if (s.url && s.optIns.includes(normalUrl(s.url))) return normalUrl(s.url);
+    return s.optIns[s.optIns.length - 1] ?? DEFAULT_DATASET_URL;
   }
 
   /** When the next manifest poll is due (ms since epoch); 0 = now. */
@@ -219,15 +299,36 @@ export class DatasetStore {
 
   private async doSync(force: boolean): Promise<SyncResult> {
     const s = this.readState();
-    if (!s.optedIn) return { status: 'skipped', datasetVersion: s.datasetVersion, reason: 'not opted in: nothing is downloaded until the dataset is enabled', fetched: [] };
+    if (!s.optIns.includes(this.url)) {
+      const reason = s.optIns.length
+        ? `not opted in for ${this.url}: the dataset is downloaded only from a URL you agreed to (${s.optIns.join(', ')})`
+        : 'not opted in: nothing is downloaded until the dataset is enabled';
+      return { status: 'skipped', datasetVersion: s.datasetVersion, reason, fetched: [] };
+    }
     if (!force && this.now() < this.nextCheckAt(s)) {
       return { status: 'skipped', datasetVersion: s.datasetVersion, reason: 'checked recently', fetched: [] };
     }
     const fetched: string[] = [];
     const started = this.now();
+    const deadline = Date.now() + this.syncTimeoutMs;
+    const limit = { deadline, deadlineLabel: `the sync's time limit of ${formatDuration(this.syncTimeoutMs)}` };
     try {
-      const manifestDl = await download(datasetUrl(this.url, '/data/manifest.json'), { maxBytes: this.limits.manifest, timeoutMs: this.timeoutMs });
+      const live = this.liveDir();
+      const sameSource = live !== undefined && s.url === this.url;
+      const manifestDeadline = Math.min(deadline, Date.now() + this.manifestTimeoutMs);
+      const manifestDl = await download(datasetUrl(this.url, '/data/manifest.json'), {
+        maxBytes: this.limits.manifest,
+        timeoutMs: this.timeoutMs,
+        deadline: manifestDeadline,
+        deadlineLabel: manifestDeadline === deadline ? limit.deadlineLabel : `${formatDuration(this.manifestTimeoutMs)}`,
+        ...(sameSource && s.etag ? { ifNoneMatch: s.etag } : {}),
+      });
       fetched.push('/data/manifest.json');
+      if (manifestDl.notModified && sameSource) {
+        const err = this.tryWriteState({ ...s, checkedAt: started, attemptedAt: started, failure: null });
+        return { status: 'unchanged', datasetVersion: s.datasetVersion, fetched, ...(err ? { reason: `cache not writable: ${err}` } : {}) };
+      }
+      if (manifestDl.notModified) throw new DatasetError('http', 'manifest.json: HTTP 304 to a request that was not conditional');
       if (looksLikeHtml(manifestDl.head, manifestDl.contentType)) throw new DatasetError('html', 'manifest.json is an HTML page, not the dataset manifest (wrong URL, or an error page served with status 200)');
       const manifestText = manifestDl.body!.toString('utf8');
       let manifest: Manifest;
@@ -236,14 +337,14 @@ export class DatasetStore {
       } catch (e) {
         throw new DatasetError('json', (e as Error).message);
       }
-      const live = this.liveDir();
-      if (live && s.url === this.url && s.datasetVersion === manifest.datasetVersion) {
-        const err = this.tryWriteState({ ...s, checkedAt: started, attemptedAt: started, failure: null });
+      const etag = manifestDl.etag ?? null;
+      if (sameSource && s.datasetVersion === manifest.datasetVersion) {
+        const err = this.tryWriteState({ ...s, etag, checkedAt: started, attemptedAt: started, failure: null });
         return { status: 'unchanged', datasetVersion: manifest.datasetVersion, fetched, ...(err ? { reason: `cache not writable: ${err}` } : {}) };
       }
-      const dirName = await this.buildVersion(manifest, manifestText, fetched);
+      const dirName = await this.buildVersion(manifest, manifestText, fetched, limit);
       try {
-        this.writeState({ ...s, url: this.url, current: dirName, datasetVersion: manifest.datasetVersion, checkedAt: started, attemptedAt: started, failure: null });
+        this.writeState({ ...s, url: this.url, current: dirName, datasetVersion: manifest.datasetVersion, etag, checkedAt: started, attemptedAt: started, failure: null });
       } catch (e) {
         rmQuiet(path.join(this.cacheDir, 'v', dirName));
         throw new DatasetError('write', `cannot write ${this.statePath()} (${errCode(e)})`);
@@ -263,19 +364,51 @@ export class DatasetStore {
   }
 
   /** Download + verify + prepare a version into v/<dir>; returns <dir>. */
-  private async buildVersion(manifest: Manifest, manifestText: string, fetched: string[]): Promise<string> {
+  private async buildVersion(manifest: Manifest, manifestText: string, fetched: string[], limit: Deadline): Promise<string> {
     const vRoot = path.join(this.cacheDir, 'v');
     const dirName = `${sha256(`${this.url}\n${manifest.datasetVersion}`).slice(0, 12)}-${this.now().toString(36)}`;
     const tmp = tempName(path.join(vRoot, dirName));
+    let writer: PreparedWriter | undefined;
     try {
       try {
         fs.mkdirSync(tmp, { recursive: true });
+        writer = new PreparedWriter(tmp);
       } catch (e) {
         throw new DatasetError('write', `cannot write the cache folder ${this.cacheDir} (${errCode(e)})`);
       }
-      await this.fetchIndex(manifest.files.index, manifest, tmp, fetched);
-      const reposText = await this.fetchVerifiedSmall(manifest.files.repos, this.limits.repos, 'repos.json');
-      fetched.push(manifest.files.repos.path);
+      const source = indexSource(manifest);
+      const budget = { served: 0, decoded: 0 };
+      let reposText: Buffer | undefined;
+      let schemaVersion = manifest.schemaVersion;
+      if (source.kind === 'single') {
+        const root = await this.fetchIndexFile(source.file, 'the index', manifest, tmp, writer, fetched, limit, budget);
+        if (typeof root.schemaVersion === 'number') schemaVersion = root.schemaVersion;
+      } else if (source.kind === 'parts') {
+        const n = source.parts.length;
+        for (const { n: k, file } of source.parts) {
+          const what = `index part ${k} of ${n}`;
+          const root = await this.fetchIndexFile(file, what, manifest, tmp, writer, fetched, limit, budget);
+          if (root.part !== k || root.parts !== n) throw new DatasetError('json', `${what} (${file.path}) says it is part ${String(root.part)} of ${String(root.parts)}`);
+          if (root.datasetVersion !== manifest.datasetVersion) throw new DatasetError('json', `${what} is of datasetVersion ${String(root.datasetVersion)}, the manifest's is ${manifest.datasetVersion}`);
+          if (typeof root.schemaVersion === 'number') schemaVersion = root.schemaVersion;
+        }
+      } else {
+        // no index listed: the rows come from each repository's full records
+        reposText = await this.fetchVerifiedSmall(manifest.files.repos, this.limits.repos, 'repos.json', limit);
+        fetched.push(manifest.files.repos.path);
+        await this.rowsFromRepoFiles(reposText, tmp, writer, fetched, limit);
+      }
+      if (writer.rows === 0 && writer.skipped > 0) throw new DatasetError('json', 'the index is not valid: no row has id, repo, msg and pattern');
+      try {
+        await writer.finish(manifest.datasetVersion, schemaVersion);
+      } catch (e) {
+        throw new DatasetError('write', `cannot write the cache folder ${this.cacheDir} (${errCode(e)})`);
+      }
+      writer = undefined;
+      if (!reposText) {
+        reposText = await this.fetchVerifiedSmall(manifest.files.repos, this.limits.repos, 'repos.json', limit);
+        fetched.push(manifest.files.repos.path);
+      }
       try {
         parseRepos(reposText.toString('utf8'));
       } catch (e) {
@@ -290,6 +423,7 @@ export class DatasetStore {
       }
       return dirName;
     } finally {
+      writer?.abort();
       rmQuiet(tmp);
     }
   }
@@ -298,68 +432,108 @@ export class DatasetStore {
     if (f.bytes > limit) throw new DatasetError('size', `${what} is ${f.bytes} bytes by the manifest, larger than the limit of ${limit}`);
   }
 
-  private async fetchVerifiedSmall(f: ManifestFile, limit: number, what: string): Promise<Buffer> {
+  private async fetchVerifiedSmall(f: ManifestFile, limit: number, what: string, deadline: Deadline): Promise<Buffer> {
     this.checkSize(f, limit, what);
-    const dl = await download(datasetUrl(this.url, f.path), { maxBytes: Math.min(limit, f.bytes), timeoutMs: this.timeoutMs });
+    const dl = await download(datasetUrl(this.url, f.path), { maxBytes: Math.min(limit, f.bytes), timeoutMs: this.timeoutMs, ...deadline });
     if (looksLikeHtml(dl.head, dl.contentType)) throw new DatasetError('html', `${what} is an HTML page, not dataset JSON`);
     if (dl.size !== f.bytes) throw new DatasetError('size', `${what} is ${dl.size} bytes, the manifest says ${f.bytes}`);
     if (dl.sha256 !== f.sha256) throw new DatasetError('sha', `${what} does not match the manifest's sha256 (got ${dl.sha256.slice(0, 12)}…, expected ${f.sha256.slice(0, 12)}…)`);
     return dl.body!;
   }
 
-  private async fetchIndex(f: ManifestFile, manifest: Manifest, tmp: string, fetched: string[]): Promise<void> {
-    this.checkSize(f, this.limits.index, 'the index');
+  /** One index file (the single index or a part): download, verify by size and sha256, stream its
+   * rows into `writer`. Returns its root without the rows ({schemaVersion, datasetVersion, part, parts}). */
+  private async fetchIndexFile(
+    f: ManifestFile,
+    what: string,
+    manifest: Manifest,
+    tmp: string,
+    writer: PreparedWriter,
+    fetched: string[],
+    limit: Deadline,
+    budget: { served: number; decoded: number },
+  ): Promise<Record<string, unknown>> {
+    this.checkSize(f, this.limits.index - budget.served, what);
+    if (f.rawBytes !== undefined && f.rawBytes > this.limits.indexDecoded - budget.decoded)
+      throw new DatasetError('size', `${what} decompresses to ${f.rawBytes} bytes by the manifest, more than the limit of ${this.limits.indexDecoded}`);
     const dlPath = path.join(tmp, 'index.download');
     // a proxy may have decoded the gzip: then the raw size/sha apply
-    const maxBytes = Math.min(this.limits.index, Math.max(f.bytes, f.rawSha256 ? (f.rawBytes ?? 0) : 0));
-    const dl = await download(datasetUrl(this.url, f.path), { maxBytes, timeoutMs: this.timeoutMs, dest: dlPath });
+    const maxBytes = Math.min(this.limits.index - budget.served, Math.max(f.bytes, f.rawSha256 ? (f.rawBytes ?? 0) : 0));
+    const dl = await download(datasetUrl(this.url, f.path), { maxBytes, timeoutMs: this.timeoutMs, dest: dlPath, ...limit });
     fetched.push(f.path);
-    if (looksLikeHtml(dl.head, dl.contentType)) throw new DatasetError('html', 'the index is an HTML page, not dataset JSON');
+    budget.served += dl.size;
+    if (looksLikeHtml(dl.head, dl.contentType)) throw new DatasetError('html', `${what} is an HTML page, not dataset JSON`);
     const gz = isGzip(dl.head);
     const asServed = dl.size === f.bytes && dl.sha256 === f.sha256;
     const asDecoded = !gz && f.rawSha256 !== undefined && dl.sha256 === f.rawSha256 && (f.rawBytes === undefined || dl.size === f.rawBytes);
     if (!asServed && !asDecoded) {
-      if (dl.size !== f.bytes) throw new DatasetError('size', `the index is ${dl.size} bytes, the manifest says ${f.bytes} (truncated or replaced download)`);
-      throw new DatasetError('sha', `the index does not match the manifest's sha256 (got ${dl.sha256.slice(0, 12)}…, expected ${f.sha256.slice(0, 12)}…)`);
+      if (dl.size !== f.bytes) throw new DatasetError('size', `${what} is ${dl.size} bytes, the manifest says ${f.bytes} (truncated or replaced download)`);
+      throw new DatasetError('sha', `${what} does not match the manifest's sha256 (got ${dl.sha256.slice(0, 12)}…, expected ${f.sha256.slice(0, 12)}…)`);
     }
-    if (f.encoding === 'gzip' && !gz && !asDecoded) throw new DatasetError('gzip', 'the manifest says the index is gzip, but it is not');
-    await this.prepareIndex(dlPath, gz, manifest, tmp);
+    if (f.encoding === 'gzip' && !gz && !asDecoded) throw new DatasetError('gzip', `the manifest says ${what} is gzip, but it is not`);
+    // what it may decompress to: exactly rawBytes when the manifest gives it, else a ratio of its size
+    const decodedLimit = Math.min(this.limits.indexDecoded - budget.decoded, f.rawBytes ?? (gz ? dl.size * this.limits.ratio : dl.size));
+    const root = await this.prepareIndex(dlPath, gz, manifest, writer, what, decodedLimit, f.rawBytes !== undefined, budget);
     rmQuiet(dlPath);
+    return root;
   }
 
-  private prepareIndex(file: string, gz: boolean, manifest: Manifest, tmp: string): Promise<PreparedHead> {
-    return new Promise<PreparedHead>((resolve, reject) => {
-      let writer: PreparedWriter;
-      try {
-        writer = new PreparedWriter(tmp);
-      } catch (e) {
-        reject(new DatasetError('write', `cannot write the cache folder ${this.cacheDir} (${errCode(e)})`));
-        return;
-      }
-      const scanner = new RowScanner((json) => {
-        let row;
-        try {
-          row = toIndexRow(JSON.parse(json));
-        } catch {
-          row = undefined;
-        }
-        if (row) writer.add(row);
-        else writer.skipped++;
-      });
+  /** Stream one downloaded index file's rows into `writer` (decompressed bytes bounded). */
+  private prepareIndex(
+    file: string,
+    gz: boolean,
+    manifest: Manifest,
+    writer: PreparedWriter,
+    what: string,
+    decodedLimit: number,
+    exact: boolean,
+    budget: { served: number; decoded: number },
+  ): Promise<Record<string, unknown>> {
+    return new Promise<Record<string, unknown>>((resolve, reject) => {
+      const scanner = new RowScanner(
+        (json) => {
+          let row;
+          try {
+            row = toIndexRow(JSON.parse(json));
+          } catch {
+            row = undefined;
+          }
+          if (row) writer.add(row);
+          else writer.skipped++;
+        },
+        {
+          maxRow: this.limits.row,
+          onTooLarge: () => new DatasetError('size', `a row of ${what} is larger than the limit of ${this.limits.row} bytes`),
+        },
+      );
       const input = fs.createReadStream(file, { highWaterMark: 1 << 16 });
       const stream = gz ? input.pipe(createGunzip()) : input;
       let failed = false;
+      let decoded = 0;
       const fail = (e: DatasetError): void => {
         if (failed) return;
         failed = true;
-        writer.abort();
         input.destroy();
+        if (stream !== input) stream.destroy();
         reject(e);
       };
       input.on('error', (e) => fail(new DatasetError('write', `cannot read the downloaded index: ${e.message}`)));
-      stream.on('error', (e: Error) => fail(new DatasetError('gzip', `the index is not valid gzip (${e.message})`)));
+      stream.on('error', (e: Error) => fail(new DatasetError('gzip', `${what} is not valid gzip (${e.message})`)));
       stream.on('data', (chunk: Buffer) => {
         if (failed) return;
+        decoded += chunk.length;
+        budget.decoded += chunk.length;
+        if (decoded > decodedLimit) {
+          fail(
+            new DatasetError(
+              'size',
+              exact
+                ? `${what} decompresses to more than the ${decodedLimit} bytes the manifest says`
+                : `${what} decompresses to more than ${decodedLimit} bytes (at most ${this.limits.ratio}x its size, and ${this.limits.indexDecoded} bytes in all)`,
+            ),
+          );
+          return;
+        }
         try {
           scanner.push(chunk);
         } catch (e) {
@@ -375,21 +549,65 @@ export class DatasetStore {
           if (typeof dv === 'string' && dv !== manifest.datasetVersion) {
             throw new Error(`its datasetVersion ${dv} differs from the manifest's ${manifest.datasetVersion}`);
           }
-          if (writer.rows === 0 && writer.skipped > 0) throw new Error('no row has id, repo, msg and pattern');
         } catch (e) {
           fail(this.indexError(e));
           return;
         }
-        writer.finish(manifest.datasetVersion, typeof root.schemaVersion === 'number' ? root.schemaVersion : manifest.schemaVersion).then(resolve, (e: Error) =>
-          fail(new DatasetError('write', `cannot write the cache folder ${this.cacheDir} (${errCode(e)})`)),
-        );
+        resolve(root);
       });
     });
+  }
+
+  /** The layout without an index: repos.json lists the repositories, each file holds their full
+   * records; rows are made from those, and the files are kept (full records need no download). */
+  private async rowsFromRepoFiles(reposText: Buffer, tmp: string, writer: PreparedWriter, fetched: string[], limit: Deadline): Promise<void> {
+    let repos: RepoEntry[];
+    try {
+      repos = parseRepos(reposText.toString('utf8'));
+    } catch (e) {
+      throw new DatasetError('json', `repos.json: ${(e as Error).message}`);
+    }
+    let served = 0;
+    const results = new Map<string, ErrorRecord[]>();
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < repos.length) {
+        const repo = repos[next++]!.repo;
+        const [owner, name] = repo.split('/') as [string, string];
+        const rel = `/data/repos/${encodeURIComponent(owner)}/${encodeURIComponent(name)}.json`;
+        const dl = await download(datasetUrl(this.url, rel), { maxBytes: Math.min(this.limits.repoFile, this.limits.index - served), timeoutMs: this.timeoutMs, ...limit });
+        served += dl.size;
+        fetched.push(rel);
+        if (looksLikeHtml(dl.head, dl.contentType)) throw new DatasetError('html', `records of ${repo}: got an HTML page, not JSON`);
+        try {
+          results.set(repo, parseRepoRecords(dl.body!.toString('utf8'), repo));
+        } catch (e) {
+          throw new DatasetError('json', `records of ${repo}: ${(e as Error).message}`);
+        }
+        try {
+          const file = this.repoFile(tmp, repo);
+          fs.mkdirSync(path.dirname(file), { recursive: true });
+          fs.writeFileSync(file, dl.body!);
+        } catch (e) {
+          throw new DatasetError('write', `cannot write the cache folder ${this.cacheDir} (${errCode(e)})`);
+        }
+      }
+    };
+    await Promise.all([worker(), worker(), worker(), worker()]);
+    // rows in repos.json order (the writer keeps one repository's rows together)
+    for (const { repo } of repos) {
+      for (const r of results.get(repo) ?? []) {
+        const row = toIndexRow({ id: r.id, repo: r.repo, slug: r.slug, code: r.errorCode, msg: r.errorMessage, pattern: r.messagePattern, type: r.errorType, cls: r.errorClass, tags: r.tags, sev: r.severity });
+        if (row) writer.add(row);
+        else writer.skipped++;
+      }
+    }
   }
 
   /** A failure while preparing the index: a file system error (the disk is full) is a write
    * failure of the cache, anything else an invalid index. */
   private indexError(e: unknown): DatasetError {
+    if (e instanceof DatasetError) return e;
     const code = (e as NodeJS.ErrnoException).code;
     if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return new DatasetError('write', `cannot write the cache folder ${this.cacheDir} (${code})`);
     return new DatasetError('json', `the index is not valid: ${(e as Error).message}`);
@@ -477,11 +695,18 @@ export class DatasetStore {
     } catch {
       // not cached (or unreadable): fetch
     }
-    const readState = this.readState();
-    if (!readState.optedIn) throw new DatasetError('format', 'not opted in');
+    // from where the cached version came (never from a URL a setting named later), if still agreed to
+    const st = this.readState();
+    const base = st.url ?? this.url;
+    if (!st.optIns.includes(base)) throw new DatasetError('format', `not opted in for ${base}`);
     const [owner, name] = repo.split('/') as [string, string];
     const rel = `/data/repos/${encodeURIComponent(owner)}/${encodeURIComponent(name)}.json`;
-    const dl = await download(datasetUrl(this.url, rel), { maxBytes: this.limits.repoFile, timeoutMs: this.timeoutMs });
+    const dl = await download(datasetUrl(base, rel), {
+      maxBytes: this.limits.repoFile,
+      timeoutMs: this.timeoutMs,
+      deadline: Date.now() + this.manifestTimeoutMs * 5,
+      deadlineLabel: formatDuration(this.manifestTimeoutMs * 5),
+    });
     if (looksLikeHtml(dl.head, dl.contentType)) throw new DatasetError('html', `records of ${repo}: got an HTML page, not JSON`);
     let records: ErrorRecord[];
     try {
@@ -526,11 +751,12 @@ export class DatasetStore {
   status(): DatasetStatus {
     const s = this.readState();
     const head = this.head();
-    const next = s.optedIn ? this.nextCheckAt(s) : null;
+    const optedIn = s.optIns.includes(this.url);
+    const next = optedIn ? this.nextCheckAt(s) : null;
     return {
       cacheDir: this.cacheDir,
       url: this.url,
-      optedIn: s.optedIn,
+      optedIn,
       datasetVersion: head ? s.datasetVersion : null,
       cachedUrl: head ? s.url : null,
       checkedAt: s.checkedAt !== null ? new Date(s.checkedAt).toISOString() : null,

@@ -1,6 +1,8 @@
 // The published ErrLookup dataset (standardbeagle/err-lookup, packages/pipeline/src/exporter):
 //   <base>/data/manifest.json        Manifest
-//   <base>/data/index.json.gz        IndexFile, gzip (encoding: "gzip"); older datasets: /data/index.json
+//   <base>/data/index-<n>.json.gz    the index split into parts of at most 20 MiB (exporter/index-parts.ts,
+//                                    since 2026-09-17): {schemaVersion, datasetVersion, part, parts, errors}
+//   <base>/data/index.json.gz        the unsplit index, gzip (encoding: "gzip"); older datasets: /data/index.json
 //   <base>/data/repos.json           RepoEntry[]
 //   <base>/data/repos/<owner>/<name>.json   ErrorRecord[] of one repository
 // Parsing here is defensive: every value comes from the network.
@@ -22,8 +24,22 @@ export interface Manifest {
   schemaVersion: number;
   datasetVersion: string;
   counts: { repos: number; errors: number };
-  files: { index: ManifestFile; repos: ManifestFile } & Record<string, ManifestFile>;
+  /** `index` is absent in the split layout (and in a manifest that lists no index at all). */
+  files: { index?: ManifestFile; repos: ManifestFile } & Record<string, ManifestFile | undefined>;
+  /** The index parts (entries of `files` whose path ends in index-<n>.json[.gz]), by n. */
+  parts: { n: number; file: ManifestFile }[];
 }
+
+/** Where the index comes from: its parts, the single file, or (no index listed) the repositories' files. */
+export type IndexSource = { kind: 'parts'; parts: { n: number; file: ManifestFile }[] } | { kind: 'single'; file: ManifestFile } | { kind: 'repos' };
+
+export function indexSource(m: Manifest): IndexSource {
+  if (m.parts.length) return { kind: 'parts', parts: m.parts };
+  if (m.files.index) return { kind: 'single', file: m.files.index };
+  return { kind: 'repos' };
+}
+
+const PART_RE = /\/index-(\d{1,6})\.json(?:\.gz)?$/;
 
 /** One compact row of the index (`cls` is the error class; `class` is accepted too). */
 export interface IndexRow {
@@ -65,11 +81,31 @@ function numOrNull(v: unknown): number | null {
   return typeof v === 'number' && Number.isFinite(v) ? v : null;
 }
 
+/**
+ * A path below the base URL that stays there however it is decoded: it starts with `/`, is
+ * checked after percent-decoding (so `%2e%2e` is `..`), and then has no `.`/`..`/empty segment, no
+ * backslash, no `%` left (double encoding), no `?`, `#` or control character.
+ */
+export function safeDatasetPath(p: string): boolean {
+  if (!p.startsWith('/') || p.startsWith('//')) return false;
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(p);
+  } catch {
+    return false;
+  }
+  if (!/^[\x21-\x7e]+$/.test(decoded) || /[\\%?#]/.test(decoded)) return false;
+  return decoded
+    .slice(1)
+    .split('/')
+    .every((seg) => seg !== '' && seg !== '.' && seg !== '..');
+}
+
 function parseManifestFile(v: unknown, name: string): ManifestFile {
   if (!isObj(v)) throw new Error(`manifest: files.${name} is missing`);
   const { path, bytes, sha256 } = v;
-  if (typeof path !== 'string' || !path.startsWith('/') || path.includes('..')) {
-    throw new Error(`manifest: files.${name}.path must be an absolute path below the base URL`);
+  if (typeof path !== 'string' || !safeDatasetPath(path)) {
+    throw new Error(`manifest: files.${name}.path must be a path below the base URL (got ${JSON.stringify(String(path).slice(0, 80))})`);
   }
   if (typeof bytes !== 'number' || !Number.isInteger(bytes) || bytes < 0) {
     throw new Error(`manifest: files.${name}.bytes must be a byte count`);
@@ -97,20 +133,36 @@ export function parseManifest(text: string): Manifest {
   if (!isObj(v.files)) throw new Error('manifest: files is missing');
   const counts = isObj(v.counts) ? v.counts : {};
   const files: Record<string, ManifestFile> = {};
+  const parts: { n: number; file: ManifestFile }[] = [];
   for (const [k, f] of Object.entries(v.files)) {
     if (k === 'index' || k === 'repos') continue;
+    const p = isObj(f) && typeof f.path === 'string' ? PART_RE.exec(f.path) : null;
+    if (p) {
+      // an index part: it must be well-formed (a broken part is a broken index, not an extra file)
+      const file = parseManifestFile(f, k);
+      files[k] = file;
+      parts.push({ n: Number(p[1]), file });
+      continue;
+    }
     try {
       files[k] = parseManifestFile(f, k);
     } catch {
       // other files (tags, search shards) are not used; ignore malformed ones
     }
   }
-  return {
+  parts.sort((a, b) => a.n - b.n);
+  for (let i = 0; i < parts.length; i++) {
+    if (parts[i]!.n !== i + 1) throw new Error(`manifest: the index parts are not 1..${parts.length} (${parts.map((x) => x.n).join(', ')})`);
+  }
+  const out: Manifest = {
     schemaVersion: typeof v.schemaVersion === 'number' ? v.schemaVersion : 0,
     datasetVersion: v.datasetVersion,
     counts: { repos: numOrNull(counts.repos) ?? 0, errors: numOrNull(counts.errors) ?? 0 },
-    files: { ...files, index: parseManifestFile(v.files.index, 'index'), repos: parseManifestFile(v.files.repos, 'repos') },
+    files: { ...files, repos: parseManifestFile(v.files.repos, 'repos') },
+    parts,
   };
+  if (v.files.index !== undefined) out.files.index = parseManifestFile(v.files.index, 'index');
+  return out;
 }
 
 /** One index row from parsed JSON, or undefined when it lacks what matching needs. */

@@ -52,7 +52,8 @@ export class LineHits {
   private lineStart = 0;
   private lineEnd = 0;
 
-  constructor(private readonly host: BlockHost) {}
+  /** (host: undefined for lines whose matches are always given as LineMatches) */
+  constructor(private readonly host: BlockHost | undefined) {}
 
   entry(i: number): number {
     return this.ents[i]!;
@@ -83,7 +84,8 @@ export class LineHits {
       const start = r[o + 1]!;
       const end = r[o + 2]!;
       const caps = r[o + 3]!;
-      const entry = this.host.entries[rec]!;
+      const host = this.host!;
+      const entry = host.entries[rec]!;
       const names = entry.captureNames;
       const captures: Capture[] = [];
       for (let g = 0; g < caps; g++) {
@@ -92,9 +94,9 @@ export class LineHits {
         captures.push({ name: names[g] ?? String(g + 1), value: line.slice(s, e), start: s, end: e });
       }
       const code = entry.errorCode;
-      out.push({ entry: rec, start, end, text: line.slice(start, end), captures, literalLength: this.host.literalLengths[slot]!, codeInLine: code ? hasToken(line, code) : false });
+      out.push({ entry: rec, start, end, text: line.slice(start, end), captures, literalLength: host.literalLengths[slot]!, codeInLine: code ? hasToken(line, code) : false });
     }
-    if (out.length > 1) out.sort(this.host.compare);
+    if (out.length > 1) out.sort(this.host!.compare);
     return (this.made = out);
   }
 
@@ -117,7 +119,7 @@ export class LineHits {
   setNative(bytes: Buffer, start: number, end: number, results: Int32Array, from: number, to: number): void {
     this.reset(bytes, start, end);
     this.results = results;
-    const { members, memberStart } = this.host;
+    const { members, memberStart } = this.host!;
     let c = 0;
     for (let o = from; o < to; o += 4 + 2 * results[o + 3]!) {
       const slot = results[o]!;
@@ -160,8 +162,20 @@ export class LineHits {
   }
 }
 
+/** What the file scan did (for the benchmark): lines, key hits, the lines that were candidates
+ * (held a hit), the candidate patterns tried on them (in the module or in JS), matched lines. */
+export interface ScanStats {
+  lines: number;
+  hits: number;
+  candidateLines: number;
+  candidates: number;
+  matchedLines: number;
+}
+
 /** Per-host scratch: the dedup stamps, the copy area for unaligned blocks, the line object. */
 interface Scratch {
+  stats: ScanStats;
+  lastVerified: number;
   seen: Int32Array;
   stamp: number;
   copy: Uint8Array | undefined;
@@ -173,9 +187,21 @@ const scratchOf = new WeakMap<BlockHost, Scratch>();
 function scratch(host: BlockHost): Scratch {
   let s = scratchOf.get(host);
   if (!s) {
-    s = { seen: new Int32Array(host.memberStart.length), stamp: 0, copy: undefined, text: new Uint8Array(4096), hits: new LineHits(host) };
+    s = { seen: new Int32Array(host.memberStart.length), stamp: 0, copy: undefined, text: new Uint8Array(4096), hits: new LineHits(host), stats: emptyStats(), lastVerified: 0 };
     scratchOf.set(host, s);
   }
+  return s;
+}
+
+function emptyStats(): ScanStats {
+  return { lines: 0, hits: 0, candidateLines: 0, candidates: 0, matchedLines: 0 };
+}
+
+/** The statistics since the last call (and start again). */
+export function takeScanStats(host: BlockHost): ScanStats {
+  const sc = scratch(host);
+  const s = sc.stats;
+  sc.stats = emptyStats();
   return s;
 }
 
@@ -251,7 +277,11 @@ export function scanBlock(host: BlockHost, buf: Uint8Array, n: number, onLine: (
   const saved = buf.slice(n, n + 32);
   buf.fill(0, n, n + 32);
   try {
-    return walk(host, sc, buf, n, onLine);
+    const st = sc.stats;
+    return walk(host, sc, buf, n, (i, h) => {
+      st.matchedLines++;
+      onLine(i, h);
+    });
   } finally {
     buf.set(saved, n);
   }
@@ -284,8 +314,14 @@ function walk(host: BlockHost, sc: Scratch, buf: Uint8Array, n: number, onLine: 
     }
     return lineNo;
   }
+  const st = sc.stats;
   const listed = index.scanLines(buf, n);
   if (listed) {
+    st.lines += listed.total;
+    st.hits += listed.pairs.length >> 1;
+    st.candidateLines += listed.lines;
+    st.candidates += listed.verified - sc.lastVerified;
+    sc.lastVerified = listed.verified;
     // copies: the module's memory is reused by the scans of decoded views below
     const entries = listed.entries.slice();
     const pairs = listed.pairs.slice();
@@ -310,12 +346,14 @@ function walk(host: BlockHost, sc: Scratch, buf: Uint8Array, n: number, onLine: 
       cands.length = 0;
       // slots at the odd words of the (position, slot) pairs
       uniqueSlots(sc, pairs, 2 * entries[o + 3]! + 1, 2 * entries[o + 4]! + 1, 2, cands);
+      st.candidates += cands.length;
       emitJs(lineNo, start, end, host.matchWith(line, cands, undefined, bytePrefilter), line);
     }
     return listed.total;
   }
   // the same walk in JS (no WebAssembly, or a block the module gives up on)
   const found = index.scan(buf, n);
+  st.hits += found.count;
   // lines whose views differ from their bytes: ANSI escapes and JSON escapes
   const special: number[] = [];
   for (const needle of [0x1b, 0x5c]) {
@@ -353,9 +391,14 @@ function walk(host: BlockHost, sc: Scratch, buf: Uint8Array, n: number, onLine: 
     else {
       cands.length = 0;
       uniqueSlots(sc, found.rec, first, hi, 1, cands);
+      st.candidateLines++;
+      st.candidates += cands.length;
       emitJs(lineNo, pos, e, host.matchWith(line, cands, undefined, bytePrefilter), line);
     }
-    if (br < 0) return lineNo + 1;
+    if (br < 0) {
+      st.lines += lineNo + 1;
+      return lineNo + 1;
+    }
     lineNo++;
     pos = br + 1;
     br = nextBreak(bytes, n, pos, cr);
@@ -366,5 +409,7 @@ function walk(host: BlockHost, sc: Scratch, buf: Uint8Array, n: number, onLine: 
     pos = br + 1;
     br = nextBreak(bytes, n, pos, cr);
   }
-  return pos < n ? lineNo + 1 : lineNo;
+  const total = pos < n ? lineNo + 1 : lineNo;
+  st.lines += total;
+  return total;
 }

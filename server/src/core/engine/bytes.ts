@@ -224,6 +224,42 @@ export class ByteTier {
   bytes(): number {
     return this.filter.byteLength + this.table.byteLength;
   }
+
+  /** The built tier as plain numbers and arrays (the index cache). */
+  snapshot(): TierSnapshot {
+    return { span: this.span, stride: this.stride, bitmap: this.bitmap, filterShift: this.filterShift, bitmapBits: this.bitmapBits, buckets: this.buckets, count: this.count, records: this.records, filter: this.filter, table: this.table };
+  }
+
+  static restore(t: TierSnapshot): ByteTier {
+    const tier = new ByteTier(t.span, t.stride, t.bitmap);
+    tier.filterShift = t.filterShift;
+    tier.bitmapBits = t.bitmapBits;
+    tier.buckets = t.buckets;
+    tier.count = t.count;
+    tier.records = t.records;
+    tier.filter = t.filter;
+    tier.table = t.table;
+    return tier;
+  }
+}
+
+export interface TierSnapshot {
+  span: Span;
+  stride: number;
+  bitmap: boolean;
+  filterShift: number;
+  bitmapBits: number;
+  buckets: number;
+  count: number;
+  records: number;
+  filter: Int32Array;
+  table: Int32Array;
+}
+
+export interface ByteIndexSnapshot {
+  tiers: Record<keyof ByteTiers, TierSnapshot>;
+  unkeyed: number[];
+  pairs: { table: Uint8Array; count: number };
 }
 
 export interface ByteHits {
@@ -274,6 +310,8 @@ export interface NativeLines {
   pairs: Int32Array;
   results: Int32Array;
   total: number;
+  /** The module's running count of candidate patterns it matched itself (statistics). */
+  verified: number;
 }
 
 export class ByteIndex {
@@ -296,6 +334,7 @@ export class ByteIndex {
     unkeyed: number[],
     /** Records with only short literals, when few: searched key by key. */
     readonly pairs: PairKeys = new PairKeys(),
+    built = false,
   ) {
     const { a16, a8, t12, t8, t4, t2 } = tiers;
     if (
@@ -304,9 +343,28 @@ export class ByteIndex {
     ) {
       throw new Error('ByteIndex: unsupported tier layout');
     }
-    for (const t of [a16, a8, t12, t8, t4, t2]) t.build();
+    if (!built) for (const t of [a16, a8, t12, t8, t4, t2]) t.build();
     this.tiers = tiers;
     this.unkeyed = unkeyed;
+  }
+
+  /** The built index as plain numbers and arrays (the index cache). */
+  snapshot(): ByteIndexSnapshot {
+    const t = this.tiers;
+    return {
+      tiers: { a16: t.a16.snapshot(), a8: t.a8.snapshot(), t12: t.t12.snapshot(), t8: t.t8.snapshot(), t4: t.t4.snapshot(), t2: t.t2.snapshot() },
+      unkeyed: this.unkeyed,
+      pairs: { table: this.pairs.table, count: this.pairs.count },
+    };
+  }
+
+  static restore(s: ByteIndexSnapshot): ByteIndex {
+    const pairs = new PairKeys();
+    pairs.table = s.pairs.table;
+    pairs.count = s.pairs.count;
+    const t = s.tiers;
+    const tiers: ByteTiers = { a16: ByteTier.restore(t.a16), a8: ByteTier.restore(t.a8), t12: ByteTier.restore(t.t12), t8: ByteTier.restore(t.t8), t4: ByteTier.restore(t.t4), t2: ByteTier.restore(t.t2) };
+    return new ByteIndex(tiers, s.unkeyed, pairs, true);
   }
 
   /** Sizes; bytes: the JS index (filters and tables), nativeBytes: the WebAssembly module's memory. */
@@ -844,7 +902,7 @@ export const PAIR_KEY = 8;
  * rarest in ordinary text, compared 16 positions at a time. Layout per key (16 bytes, as the
  * WebAssembly module reads it): record (i32), length, o1, o2, 0, then the key's bytes (8). */
 export class PairKeys {
-  table = new Uint8Array(0);
+  table: Uint8Array = new Uint8Array(0);
   count = 0;
   add(rec: number, src: Uint8Array, at: number, len: number): void {
     const t = new Uint8Array((this.count + 1) * 16);

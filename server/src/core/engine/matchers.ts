@@ -1,9 +1,13 @@
 // The two ways one record is matched against one view text, both linear in the text length:
 //  - ChainMatcher: a "simple" pattern (literals and (.+?) holes) is matched exactly, without a
 //    RegExp, by a chain of indexOf searches.
-//  - RegexMatcher: any other pattern runs as a lazily compiled RegExp; on long texts only on
-//    bounded windows (tiles) around occurrences of its key, so a huge line stays linear.
+//  - RegexMatcher: any other pattern runs on a linear-time engine (RE2 semantics, re2js; see
+//    linearRegex.ts), compiled lazily; on long texts only on bounded windows (tiles) around
+//    occurrences of its key, so the work per tile is bounded.
 // Both extend a trailing lazy hole to the end of the value (see extendEnd).
+
+import type { RE2JS } from 're2js';
+import { linearRegex } from '../linearRegex';
 
 /** A match in view offsets: span and capture spans as [start, end] pairs (-1, -1 when a group did not participate). */
 export interface RawMatch {
@@ -119,7 +123,6 @@ export const LONG_TEXT = 8192;
 export const WINDOW = 2048;
 
 export class RegexMatcher {
-  private re: RegExp | undefined;
 
   constructor(
     readonly source: string,
@@ -132,7 +135,7 @@ export class RegexMatcher {
   ) {}
 
   /** Do the required literals occur in order within t[from, to)? Linear; rules out most texts
-   * (e.g. a line repeating the literals in a wrong order) before the backtracking engine runs. */
+   * (e.g. a line repeating the literals in a wrong order) before the regex engine runs. */
   private hasRequired(t: string, from: number, to: number): boolean {
     let at = from;
     for (const lit of this.required) {
@@ -143,8 +146,12 @@ export class RegexMatcher {
     return true;
   }
 
-  private regex(): RegExp {
-    return (this.re ??= new RegExp(this.source, 'd'));
+  /** The compiled program (held by linearRegex's bounded cache, not here: the engine keeps up to
+   * 2^17 matchers). Only patterns patternProblem accepts get a RegexMatcher. */
+  private regex(): RE2JS {
+    const re = linearRegex(this.source);
+    if (typeof re === 'string') throw new Error(`pattern ${re}`);
+    return re;
   }
 
   match(t: string, terms: number[] | null): RawMatch | null {
@@ -171,16 +178,19 @@ export class RegexMatcher {
   }
 
   private exec(text: string, offset: number): RawMatch | null {
-    const m = this.regex().exec(text);
-    if (!m) return null;
+    // find() with captures runs RE2's one-pass, bit-state or NFA matcher (each linear, memory
+    // O(program)); test() first would use the lazy DFA, whose state cache can take 8 MB per
+    // pattern and, on hostile patterns, thrash (measured 10x slower than the NFA)
+    const m = this.regex().matcher(text);
+    if (!m.find()) return null;
     const caps: number[] = [];
-    const ind = m.indices!;
-    for (let g = 1; g < m.length; g++) {
-      const span = ind[g];
-      if (span) caps.push(span[0] + offset, span[1] + offset);
+    const groups = m.groupCount();
+    for (let g = 1; g <= groups; g++) {
+      const s = m.start(g);
+      if (s >= 0) caps.push(s + offset, m.end(g) + offset);
       else caps.push(-1, -1);
     }
-    return { start: m.index + offset, end: m.index + m[0].length + offset, caps };
+    return { start: m.start() + offset, end: m.end() + offset, caps };
   }
 
   private finish(t: string, r: RawMatch | null, terms: number[] | null): RawMatch | null {

@@ -30,7 +30,7 @@ const SPANS = 1 << 16;
  */
 export class ChainTable {
   readonly info: Int32Array;
-  pool = new Uint8Array(1 << 16);
+  pool: Uint8Array = new Uint8Array(1 << 16);
   private size = 0;
   private readonly enc = new TextEncoder();
   constructor(readonly records: number) {
@@ -78,6 +78,19 @@ export class ChainTable {
   bytes(): Uint8Array {
     return this.pool.subarray(0, this.size);
   }
+
+  /** The table as arrays (the index cache), and back. */
+  snapshot(): { info: Int32Array; pool: Uint8Array } {
+    return { info: this.info, pool: this.bytes() };
+  }
+
+  static restore(records: number, s: { info: Int32Array; pool: Uint8Array }): ChainTable {
+    const t = new ChainTable(records);
+    t.info.set(s.info);
+    t.pool = s.pool;
+    t.size = s.pool.length;
+    return t;
+  }
 }
 const CFG = 0; // 7 rows of 8 i32 (see server/wasm/scan.ts)
 
@@ -109,6 +122,7 @@ type Exports = {
   hits(): number;
   lines(cfg: number, block: number, n: number, hits: number, count: number, out: number, cap: number, res: number, rcap: number): number;
   lineCount(): number;
+  verified(): number;
 };
 
 class WasmScanner implements NativeScanner {
@@ -253,6 +267,7 @@ class WasmScanner implements NativeScanner {
       pairs: new Int32Array(this.mem.buffer, hits, r.count * 2),
       results: new Int32Array(this.mem.buffer, res, lines > 0 ? entries[lines * 8 - 1]! : 0),
       total: this.fn.lineCount(),
+      verified: this.fn.verified(),
     };
   }
 }

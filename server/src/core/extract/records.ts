@@ -106,6 +106,29 @@ export function finalizeRecords(records: ErrorRecord[]): ErrorRecord[] {
   return out;
 }
 
+/**
+ * The folder `extract` read, kept in a record as the tag `source-root-<hex of the absolute path>`
+ * (tags must be kebab-case): raise sites outside the workspace resolve to <root>/<filePath>.
+ */
+export const SOURCE_ROOT_TAG = 'source-root-';
+
+export function withSourceRoot(record: ErrorRecord, dir: string): ErrorRecord {
+  const tag = SOURCE_ROOT_TAG + Buffer.from(dir, 'utf8').toString('hex');
+  return { ...record, tags: [...record.tags.filter((t) => !t.startsWith(SOURCE_ROOT_TAG)), tag] };
+}
+
+/** The absolute folder a record was extracted from, or undefined. */
+export function sourceRootOf(record: Pick<ErrorRecord, 'tags'>): string | undefined {
+  for (const t of record.tags) {
+    if (!t.startsWith(SOURCE_ROOT_TAG)) continue;
+    const hex = t.slice(SOURCE_ROOT_TAG.length);
+    if (!/^(?:[0-9a-f]{2})+$/.test(hex)) continue;
+    const dir = Buffer.from(hex, 'hex').toString('utf8');
+    if (/^(?:\/|[A-Za-z]:[\\/])/.test(dir) && !dir.includes('\0')) return dir;
+  }
+  return undefined;
+}
+
 function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -21,8 +21,9 @@ export interface Locator {
   /** The property name whose value is at `path`. */
   key(path: readonly PathSeg[]): Span | undefined;
   /** Property names of the object at `path` that occur more than once: every occurrence but the
-   * last (JSON.parse keeps the last value). */
-  duplicateKeys(path: readonly PathSeg[]): { key: string; span: Span }[];
+   * last (JSON.parse keeps the last value). `keyCount`: how many distinct keys the parsed object
+   * has, when the caller knows (a locator may answer [] from it without outlining). */
+  duplicateKeys(path: readonly PathSeg[], keyCount?: number): { key: string; span: Span }[];
 }
 
 /** Render a path as `[3].record.httpStatus`; the empty path is `(root)`. */

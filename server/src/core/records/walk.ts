@@ -1,6 +1,11 @@
 // Record files under a folder, recursively: *.json, *.jsonl, *.ndjson, optionally .gz. Skips
 // node_modules and .git, follows symlinks but never the same directory twice (no symlink loops),
 // lists each real file once, in a stable (sorted) order. Never throws.
+//
+// `within`: folders the walk may read from. A symlink (or the root itself) whose real path lies
+// outside all of them is not followed and is reported: a workspace's .error-records/ holding
+// `x.json -> ~/.ssh/config` or `keys -> /etc` must not make the server read outside the
+// workspace, nor a configured folder outside itself.
 
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
@@ -14,11 +19,41 @@ export interface WalkResult {
   problems: { file: string; message: string }[];
 }
 
-export async function listRecordFiles(root: string): Promise<WalkResult> {
+export interface WalkOptions {
+  /** Real folders the walk may read from (undefined: anywhere). */
+  within?: readonly string[];
+}
+
+function inside(child: string, parent: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/** Real paths of the allowed folders (a folder that does not exist keeps its resolved path). */
+async function realRoots(within: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const w of within) {
+    try {
+      out.push(await fsp.realpath(w));
+    } catch {
+      out.push(path.resolve(w));
+    }
+  }
+  return out;
+}
+
+export async function listRecordFiles(root: string, opts: WalkOptions = {}): Promise<WalkResult> {
   const files: string[] = [];
   const problems: WalkResult['problems'] = [];
   const seenDirs = new Set<string>();
   const seenFiles = new Set<string>();
+  const roots = opts.within ? await realRoots(opts.within) : undefined;
+  /** May the walk read `real`? Reports the link `shown` when not. */
+  const allowed = (real: string, shown: string): boolean => {
+    if (!roots || roots.some((r) => inside(real, r))) return true;
+    problems.push({ file: shown, message: `symbolic link to ${real}, outside ${roots.length === 1 ? roots[0] : 'the allowed folders'}; not read` });
+    return false;
+  };
 
   const addFile = async (file: string): Promise<void> => {
     let real = file;
@@ -27,6 +62,7 @@ export async function listRecordFiles(root: string): Promise<WalkResult> {
     } catch {
       /* keep the given path */
     }
+    if (!allowed(real, file)) return;
     if (seenFiles.has(real)) return;
     seenFiles.add(real);
     files.push(file);
@@ -42,6 +78,7 @@ export async function listRecordFiles(root: string): Promise<WalkResult> {
     }
     if (seenDirs.has(real)) return; // a symlink loop or a second link to the same folder
     seenDirs.add(real);
+    if (!allowed(real, dir)) return;
     if (depth > MAX_DIR_DEPTH) {
       problems.push({ file: dir, message: `folder nesting deeper than ${MAX_DIR_DEPTH} levels; not searched further` });
       return;

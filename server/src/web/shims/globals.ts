@@ -28,6 +28,9 @@ function post(handle: number): void {
       queue.delete(e.data);
       run?.();
     };
+    // (Node only, where the unit tests run the shim: a pending port must not keep the process
+    // alive; a worker's MessagePort has no unref)
+    (channel.port1 as unknown as { unref?: () => void }).unref?.();
   }
   channel.port2.postMessage(handle);
 }
