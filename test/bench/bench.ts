@@ -50,6 +50,10 @@ async function main(): Promise<void> {
   if (load) sections.push(load);
   const logscan = await optionalSection('logscan', 'logscan.ts');
   if (logscan) sections.push(logscan);
+  const scan = await optionalSection('scan', 'scan.ts');
+  if (scan) sections.push(scan);
+  const precision = await optionalSection('precision', 'precision.ts');
+  if (precision) sections.push(precision);
   const wanted = process.env.BENCH_SECTIONS?.split(',').map((s) => s.trim());
   for (const s of sections) {
     if (wanted && !wanted.includes(s.name)) continue;

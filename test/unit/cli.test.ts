@@ -10,6 +10,11 @@ import { MAX_LINE, forEachLine } from '../../server/src/core/lineScan';
 import { main } from '../../server/src/cli/main';
 import { artifactUri, problemPath } from '../../server/src/cli/reporters';
 import { splitLines } from '../../server/src/core/catalog';
+
+/** The child's own peak RSS (kB) for the hooks: /proc/self/status VmHWM, the peak of its own memory.
+ * Not process.resourceUsage().maxRSS: Linux keeps the pre-exec peak in it, so a child spawned by a
+ * mocha process of 300 MB reports at least 300 MB. (Else, without /proc, maxRSS.) */
+const PEAK_RSS_KB = "(() => { try { return Number(/VmHWM:\\s+(\\d+) kB/.exec(require('fs').readFileSync('/proc/self/status', 'utf8'))[1]); } catch { return process.resourceUsage().maxRSS; } })()";
 import { stripAnsi } from '../../server/src/core/text';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -116,7 +121,19 @@ describe('cli', function () {
       assert.equal(rows.length, EXPECTED.length);
       rows.forEach((row, i) => {
         const e = EXPECTED[i]!;
-        assert.deepEqual(Object.keys(row), ['file', 'line', 'column', 'endColumn', 'id', 'slug', 'repo', 'errorCode', 'severity', 'text', 'captures', 'confidence']);
+        // the match on a traceback's exception line says so (the sample's last match)
+        const inBlock = i === EXPECTED.length - 1;
+        assert.deepEqual(Object.keys(row), ['file', 'line', 'column', 'endColumn', 'id', 'slug', 'repo', 'errorCode', 'severity', 'text', 'captures', 'confidence', ...(inBlock ? ['block'] : [])]);
+        if (inBlock) {
+          const tb = SAMPLE_LINES.findIndex((l) => l.startsWith('Traceback (most recent call last)'));
+          assert.deepEqual(row['block'], {
+            kind: 'python',
+            firstLine: tb + 1,
+            lastLine: e.line,
+            errorClass: 'sglang.srt.disaggregation.encoder.runtime.MMError',
+            raisedAt: { file: '/sgl-workspace/sglang/python/sglang/srt/disaggregation/encoder/runtime.py', line: 1295, function: '_dp_worker_loop' },
+          });
+        }
         const conf = row['confidence'] as { score: number; label: string; reasons: string[] };
         assert.ok(conf.score >= 0 && conf.score <= 1, String(conf.score));
         assert.ok(['likely', 'possible', 'unlikely'].includes(conf.label));
@@ -515,7 +532,7 @@ describe('cli', function () {
       dir = mkdtempSync(path.join(os.tmpdir(), 'ee-big-'));
       const file = path.join(dir, 'big.log');
       const hook = path.join(dir, 'rss.js');
-      writeFileSync(hook, "process.on('exit', () => require('fs').writeSync(2, 'MAXRSS_KB ' + process.resourceUsage().maxRSS + '\\n'));\n");
+      writeFileSync(hook, `process.on('exit', () => require('fs').writeSync(2, 'MAXRSS_KB ' + ${PEAK_RSS_KB} + '\\n'));\n`);
       const filler = '[2026-08-28 05:10:37 DP0 TP0] Decode batch. #running-req: 3, #token: 4312, token usage: 0.01, cuda graph: True, gen throughput (token/s): 211.35\n';
       const hit = '[2026-08-28 05:10:38 MM-Encoder] ERROR: Inconsistent receive_count for req_id=r1: registered 2, got 1\r\n';
       const block = filler.repeat(999) + hit; // 1 match per 1000 lines

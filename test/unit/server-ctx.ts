@@ -7,6 +7,7 @@ import type { ErrorRecord } from '../../server/src/core/record';
 import { DEFAULT_SETTINGS, ErrorExplainerSettings } from '../../server/src/protocol';
 import type { ServerContext } from '../../server/src/server/context';
 import { DocumentStore } from '../../server/src/server/documents';
+import { FileRefResolver } from '../../server/src/server/fileRefs';
 import { isLogLike } from '../../server/src/server/logKind';
 import { RaiseSiteResolver } from '../../server/src/server/raiseSite';
 import { RecordIndex } from '../../server/src/server/recordIndex';
@@ -47,6 +48,7 @@ export function makeCtx(records: ErrorRecord[] = fixtureRecords(), folders: stri
     documents,
     seen: new SeenRecords(),
     raiseSites: new RaiseSiteResolver(() => folders, (f) => documents.get(pathToUri(f))?.lines),
+    fileRefs: new FileRefResolver(() => folders),
     catalog: () => catalog,
     index: () => index,
     epoch: () => 1,

@@ -7,6 +7,7 @@ import { loadRecordsFromPath, mergeRecordSets } from '../core/loader';
 import type { LoadResult } from '../core/loader';
 import type { ErrorRecord, RecordOrigin, RecordProblem } from '../core/record';
 import { IoError } from './command';
+import { type CacheMiss, type CacheSource, cacheKey, readCache, writeCache } from './indexCache';
 
 /**
  * The bundled records folder: `records/` next to the bundle (dist/cli.js -> ../records), or at the
@@ -38,11 +39,51 @@ export interface LoadedCatalog {
   problems: RecordProblem[];
   /** Each source with the records it gave (before duplicate ids were merged). */
   sources: { origin: RecordOrigin; path: string; records: number }[];
+  /** With `cache`: 'hit' (records and index from the cache), the reason it was not used, or 'off'
+   * (a dataset in the set, sources too small, or a source that could not be listed). */
+  cache?: 'hit' | CacheMiss | 'off';
+  /** With a cache miss: writes the cache file for the next run (after the scan; returns an error message). */
+  saveCache?: () => string | undefined;
+}
+
+export interface CacheOptions {
+  dir: string;
+  /** Sources smaller than this (bytes of record files) are not cached. */
+  minBytes: number;
+  /** The caller reads records' prose (documentation, solutions…): verify the records file up front. */
+  full?: boolean;
 }
 
 /** Loads bundled (unless noBundled) + user record paths; problems are returned, never thrown.
  * `datasetRecords` (scan --dataset) rank between bundled and user records on duplicate ids. */
-export async function loadCatalog(recordPaths: string[], noBundled: boolean, datasetRecords?: ErrorRecord[], opts: { datasetPath?: string } = {}): Promise<LoadedCatalog> {
+export async function loadCatalog(recordPaths: string[], noBundled: boolean, datasetRecords?: ErrorRecord[], opts: { datasetPath?: string; cache?: CacheOptions } = {}): Promise<LoadedCatalog> {
+  let key: string | undefined;
+  if (opts.cache && !datasetRecords) {
+    const keySources: CacheSource[] = [];
+    if (!noBundled) {
+      const bundled = bundledRecordsPath();
+      if (bundled) keySources.push({ origin: 'bundled', path: bundled });
+    }
+    for (const p of recordPaths) {
+      checkReadable(p, 'records');
+      keySources.push({ origin: 'user', path: p });
+    }
+    const k = await cacheKey(keySources, noBundled, opts.cache.dir);
+    if (k && k.bytes >= opts.cache.minBytes) {
+      k.rememberHashes();
+      const got = readCache(opts.cache.dir, k.key, { full: opts.cache.full === true });
+      if ('load' in got) return { ...got.load, cache: 'hit' };
+      key = k.key;
+      const loaded = await loadCatalogUncached(recordPaths, noBundled, datasetRecords, opts);
+      const dir = opts.cache.dir;
+      return { ...loaded, cache: got.miss, saveCache: () => writeCache(dir, k.key, loaded) };
+    }
+  }
+  const loaded = await loadCatalogUncached(recordPaths, noBundled, datasetRecords, opts);
+  return opts.cache && !key ? { ...loaded, cache: 'off' } : loaded;
+}
+
+async function loadCatalogUncached(recordPaths: string[], noBundled: boolean, datasetRecords: ErrorRecord[] | undefined, opts: { datasetPath?: string }): Promise<LoadedCatalog> {
   const sets: { origin: RecordOrigin; result: LoadResult }[] = [];
   const sources: LoadedCatalog['sources'] = [];
   const add = (origin: RecordOrigin, p: string, result: LoadResult): void => {

@@ -24,6 +24,16 @@ export interface MatchEvent {
   /** 1-based line number. */
   line: number;
   m: RecordMatch;
+  /** The match is on the exception line of an error block (a traceback, a stack trace). */
+  block?: {
+    kind: string;
+    /** 1-based, inclusive. */
+    firstLine: number;
+    lastLine: number;
+    errorClass?: string;
+    /** The frame that raised it. */
+    raisedAt?: { file: string; line: number; column?: number; function?: string };
+  };
 }
 
 export interface Reporter {
@@ -100,6 +110,7 @@ export function matchJson(e: MatchEvent): Record<string, unknown> {
     text: match.text,
     captures: match.captures.map((c) => ({ name: c.name, value: c.value })),
     confidence: { score: e.m.confidence.score, label: e.m.confidence.label, reasons: e.m.confidence.reasons },
+    ...(e.block ? { block: e.block } : {}),
   };
 }
 
@@ -149,6 +160,7 @@ class TextReporter implements Reporter {
     const style = this.style ?? { color: false };
     let s = problemLine(e, style) + '\n';
     for (const c of match.captures) s += `    ${paint(style, oneLine(c.name), 'dim')} = ${JSON.stringify(c.value)}\n`;
+    if (e.block) s += `    ${blockSentence(e.block)}\n`;
     this.emit(s);
     const prev = this.seen.get(record.id);
     if (prev) prev.count++;
@@ -180,6 +192,15 @@ class TextReporter implements Reporter {
       this.emit(markdownToTerminal(md, style, '  '));
     }
   }
+}
+
+const KIND_NAMES: Record<string, string> = { python: 'Python traceback', java: 'Java stack trace', node: 'JavaScript stack', go: 'Go panic', rust: 'Rust panic' };
+
+/** `in a Python traceback (lines 3-9), raised at /usr/lib/python3.11/shutil.py:1105 in make_archive` */
+export function blockSentence(b: NonNullable<MatchEvent['block']>): string {
+  let s = `in a ${KIND_NAMES[b.kind] ?? b.kind} (lines ${b.firstLine}-${b.lastLine})`;
+  if (b.raisedAt) s += `, raised at ${oneLine(b.raisedAt.file)}:${b.raisedAt.line}${b.raisedAt.function ? ` in ${oneLine(b.raisedAt.function)}` : ''}`;
+  return s;
 }
 
 const LEVEL: Record<Severity, 'error' | 'warning' | 'note'> = {
@@ -237,7 +258,7 @@ class SarifReporter implements Reporter {
           },
         },
       ],
-      properties: { captures: match.captures.map((c) => ({ name: c.name, value: c.value })), confidence: e.m.confidence.label },
+      properties: { captures: match.captures.map((c) => ({ name: c.name, value: c.value })), confidence: e.m.confidence.label, ...(e.block ? { block: e.block } : {}) },
     };
     this.out.write((this.count++ ? ',' : '') + JSON.stringify(result));
   }

@@ -7,6 +7,7 @@ import type { ErrorRecord } from './record';
 import { type EngineEntry, type LineMatch, MatchEngine } from './engine';
 import { captureNames } from './pattern';
 import { type Confidence, type LineFacts, type MatchContext, lineFacts, matchConfidence } from './confidence';
+import { type ErrorBlock, type FrameHit, compareHits, findBlocks, frameHit } from './blocks';
 import { SEARCH_SCORE, type SearchHit, SearchIndex } from './search';
 
 export type { SearchHit } from './search';
@@ -16,6 +17,8 @@ export interface RecordMatch {
   match: LineMatch;
   /** How sure we are that this record explains the line (core/confidence). */
   confidence: Confidence;
+  /** On the exception line of an error block: the block's frame that names the record's raise site. */
+  frame?: FrameHit;
 }
 
 /** A record's match on a line, with its confidence. */
@@ -60,12 +63,18 @@ function explainLines(text: string, matchLine: (line: string) => RecordMatch[]):
   return out;
 }
 
-/** Catalog's ranking of two matches of one line: errorCode in the line, higher confidence, more
- * literal characters, longer span, then id. */
+/** Catalog's ranking of two matches of one line: errorCode in the line; on an error block's
+ * exception line, a record raised at one of the block's frames (the raising frame first, then the
+ * nearer ones; its raise line before its file only); then higher confidence, more literal
+ * characters, longer span, then id. */
 export function rankMatch(a: RecordMatch, b: RecordMatch): number {
   const x = a.match;
   const y = b.match;
   if (x.codeInLine !== y.codeInLine) return x.codeInLine ? -1 : 1;
+  if (a.frame || b.frame) {
+    const f = compareHits(a.frame, b.frame);
+    if (f !== 0) return f;
+  }
   if (a.confidence.score !== b.confidence.score) return b.confidence.score - a.confidence.score;
   if (x.literalLength !== y.literalLength) return y.literalLength - x.literalLength;
   const lx = x.end - x.start;
@@ -74,28 +83,118 @@ export function rankMatch(a: RecordMatch, b: RecordMatch): number {
   return a.record.id < b.record.id ? -1 : a.record.id > b.record.id ? 1 : 0;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Error blocks (core/blocks): a traceback's exception line is matched in its block's context, and
+// its frames, quoted code and other lines are context, never matches of their own.
+
+/** The matches of one exception line of `block`, in its context: each with the confidence of an
+ * exception line (core/confidence: role 'exception', frameMatch when a frame names the record's
+ * raise site) and that frame; ranked (rankMatch). */
+export function matchInBlock(matches: readonly Pick<RecordMatch, 'record' | 'match'>[], line: string, block: ErrorBlock): RecordMatch[] {
+  const facts = matches.length ? lineFacts(line) : undefined;
+  const out = matches.map((m): RecordMatch => {
+    const hit = frameHit(block, m.record.filePath, m.record.lineNumber);
+    const ctx: MatchContext = hit ? { role: 'exception', frameMatch: hit.line ? 'line' : 'file' } : { role: 'exception' };
+    const r: RecordMatch = { record: m.record, match: m.match, confidence: matchConfidence(m.record, m.match, line, ctx, facts) };
+    if (hit) r.frame = hit;
+    return r;
+  });
+  if (out.length > 1) out.sort(rankMatch);
+  return out;
+}
+
+/** Matches of line `lineIndex` (text `line`) given the block it is in (if any): outside blocks the
+ * plain matches; on an exception line the matches in the block's context; none on its frames,
+ * quoted code and other lines. */
+export function matchLineInBlock(catalog: Pick<RecordCatalog, 'matchLine'>, line: string, lineIndex: number, block: ErrorBlock | undefined): RecordMatch[] {
+  if (!block || lineIndex < block.first || lineIndex > block.last) return catalog.matchLine(line);
+  if (block.roles[lineIndex - block.first] !== 'exception') return [];
+  const ms = catalog.matchLine(line);
+  return ms.length ? matchInBlock(ms, line, block) : ms;
+}
+
+/** The matches of a block's exception lines as one list: best first (rankMatch), each record once. */
+export function bestOfBlock(perLine: readonly (readonly RecordMatch[])[]): RecordMatch[] {
+  const all: RecordMatch[] = [];
+  for (const ms of perLine) for (const m of ms) all.push(m);
+  if (all.length > 1) all.sort(rankMatch);
+  const seen = new Set<string>();
+  return all.filter((m) => !seen.has(m.record.id) && (seen.add(m.record.id), true));
+}
+
+export interface BlockExplanation {
+  block: ErrorBlock;
+  /** Over all its exception lines: best first, each record once. */
+  matches: RecordMatch[];
+  /** Per exception line with matches. */
+  lines: { line: number; matches: RecordMatch[] }[];
+}
+
+export interface TextExplanation {
+  /** Every error block of the text (with or without matches), in order. */
+  blocks: BlockExplanation[];
+  /** Lines outside blocks that have matches (0-based). */
+  lines: { line: number; matches: RecordMatch[] }[];
+}
+
+/** A whole text (its lines) explained with blocks: per block the ranked matches of its exception
+ * lines and its frames; for lines outside blocks the plain per-line matches. */
+export function explainBlocks(catalog: Pick<RecordCatalog, 'matchLine'>, lines: readonly string[]): TextExplanation {
+  const blocks = findBlocks(lines);
+  const out: TextExplanation = { blocks: [], lines: [] };
+  let k = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const b = blocks[k];
+    if (b && i >= b.first) {
+      const per: { line: number; matches: RecordMatch[] }[] = [];
+      for (const e of b.exceptions) {
+        const ms = matchLineInBlock(catalog, lines[e.lineIndex]!, e.lineIndex, b);
+        if (ms.length) per.push({ line: e.lineIndex, matches: ms });
+      }
+      out.blocks.push({ block: b, matches: bestOfBlock(per.map((p) => p.matches)), lines: per });
+      i = b.last;
+      k++;
+      continue;
+    }
+    const ms = catalog.matchLine(lines[i]!);
+    if (ms.length) out.lines.push({ line: i, matches: ms });
+  }
+  return out;
+}
+
 export class Catalog implements RecordCatalog {
   readonly records: readonly ErrorRecord[];
   private engineCache: MatchEngine | undefined;
-  private readonly index: SearchIndex;
-  private readonly byKey = new Map<string, ErrorRecord>();
+  private indexCache: SearchIndex | undefined;
+  private byKeyCache: Map<string, ErrorRecord> | undefined;
 
-  constructor(records: ErrorRecord[]) {
+  /** `engine`: one already built over these records' entries (the CLI's index cache); else built on first use. */
+  constructor(records: ErrorRecord[], engine?: MatchEngine) {
     this.records = records;
-    this.index = new SearchIndex(records);
-    // Precedence on collisions: id, then slug, then errorCode; first record wins within a kind.
-    for (const r of records) if (!this.byKey.has(r.id)) this.byKey.set(r.id, r);
-    for (const r of records) if (r.slug && !this.byKey.has(r.slug)) this.byKey.set(r.slug, r);
-    for (const r of records) if (r.errorCode && !this.byKey.has(r.errorCode)) this.byKey.set(r.errorCode, r);
+    this.engineCache = engine;
+  }
+
+  /** Lookup and search tables, built on first use (a file scan needs neither). */
+  private get index(): SearchIndex {
+    this.indexCache ??= new SearchIndex(this.records);
+    return this.indexCache;
+  }
+
+  private get byKey(): Map<string, ErrorRecord> {
+    if (!this.byKeyCache) {
+      const byKey = new Map<string, ErrorRecord>();
+      const records = this.records;
+      // Precedence on collisions: id, then slug, then errorCode; first record wins within a kind.
+      for (const r of records) if (!byKey.has(r.id)) byKey.set(r.id, r);
+      for (const r of records) if (r.slug && !byKey.has(r.slug)) byKey.set(r.slug, r);
+      for (const r of records) if (r.errorCode && !byKey.has(r.errorCode)) byKey.set(r.errorCode, r);
+      this.byKeyCache = byKey;
+    }
+    return this.byKeyCache;
   }
 
   private entries(): EngineEntry[] {
-    return this.records.map((r) => ({
-      id: r.id,
-      pattern: r.messagePattern,
-      captureNames: safeCaptureNames(r),
-      errorCode: r.errorCode,
-    }));
+    return this.records.map(engineEntry);
   }
 
   /** The match engine over every record's messagePattern (built on first call; its prefilters on
@@ -218,7 +317,13 @@ export class CompositeCatalog implements RecordCatalog {
   }
 }
 
-function safeCaptureNames(r: ErrorRecord): string[] {
+/** What the engine knows of a record. */
+export function engineEntry(r: ErrorRecord): EngineEntry {
+  return { id: r.id, pattern: r.messagePattern, captureNames: safeCaptureNames(r), errorCode: r.errorCode };
+}
+
+/** The capture names of a record's pattern (none when its message and pattern disagree). */
+export function safeCaptureNames(r: ErrorRecord): string[] {
   try {
     return captureNames(r.errorMessage ?? '', r.messagePattern);
   } catch {

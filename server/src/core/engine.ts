@@ -26,31 +26,12 @@ import { ByteIndex, type ByteIndexSnapshot, buildByteIndexOf } from './engine/by
 import { ChainTable, wasmScanner } from './engine/wasmScan';
 import { type BlockHost, LineHits, type ScanStats, scanBlock, takeScanStats } from './engine/blocks';
 import { LongLine } from './engine/longLine';
+import { type Capture, type EngineEntry, type LineMatch, hasToken } from './engine/types';
 
 export { LineHits } from './engine/blocks';
 
-export interface EngineEntry {
-  id: string;
-  pattern: string;
-  captureNames: string[];
-  errorCode: string | null;
-}
-/** Offsets in the ORIGINAL line (UTF-16 units, end exclusive). */
-export interface Capture {
-  name: string;
-  value: string;
-  start: number;
-  end: number;
-}
-export interface LineMatch {
-  entry: number; // index into the entries given to MatchEngine.build
-  start: number;
-  end: number; // UTF-16 offsets in the original line, end exclusive
-  text: string; // original-line text of the span
-  captures: Capture[];
-  literalLength: number; // literal characters of the pattern (ranking)
-  codeInLine: boolean; // errorCode appears as a token in the line (ranking)
-}
+export type { Capture, EngineEntry, LineMatch } from './engine/types';
+export { hasToken } from './engine/types';
 
 type Matcher = { match(t: string, terms: number[] | null): RawMatch | null };
 /** The matcher of a pattern that no longer classifies (an entry changed after the build). */
@@ -63,22 +44,6 @@ export interface EngineStats extends KeyStats {
   rejected: number;
   /** Distinct usable patterns (records sharing a pattern are matched once). */
   patterns: number;
-}
-
-/** [A-Za-z0-9_] for one UTF-16 unit (NaN, i.e. outside the text, is not a word character). */
-function isWordUnit(c: number): boolean {
-  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f;
-}
-
-/** True when `code` occurs in `text` with no word character directly before or after it. */
-export function hasToken(text: string, code: string): boolean {
-  if (!code) return false;
-  let i = text.indexOf(code);
-  while (i >= 0) {
-    if (!(i > 0 && isWordUnit(text.charCodeAt(i - 1))) && !isWordUnit(text.charCodeAt(i + code.length))) return true;
-    i = text.indexOf(code, i + 1);
-  }
-  return false;
 }
 
 /** The structural order of two matches of one line, after what the caller ranks by: more literal

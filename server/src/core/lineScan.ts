@@ -88,17 +88,28 @@ export async function forEachLine(
   return stats;
 }
 
+/** Told about each block of bytes around its scan, so that lines near a matched one can be read
+ * from the block's bytes (error blocks need a matched line's neighbours: cli/blockContext.ts).
+ * `buf[0, n)` holds whole lines, the first of them line `firstLine`; it is valid until end(). A
+ * line longer than a block (a long line) is matched outside begin/end, with no bytes. */
+export interface BlockHooks {
+  begin(buf: Uint8Array, n: number, firstLine: number): void;
+  end(lastLine: number): void;
+}
+
 /**
  * The same lines as forEachLine, matched with the engine's byte-level scan (MatchEngine.scanBytes)
  * from the first byte: blocks of raw bytes go through the byte index and only lines where a
  * pattern's key occurs are decoded. Calls onLine(lineNumber, hits) for each line with matches
- * (1-based numbers, as forEachLine; `hits` is valid during the call only).
+ * (1-based numbers, as forEachLine; `hits` is valid during the call only), between
+ * opts.blocks.begin and .end of the block of bytes the line is in (a long line: outside them).
  */
 export async function forEachMatchingLine(
   input: Readable,
   engine: MatchEngine,
   onLine: (lineNumber: number, hits: LineHits) => void,
   afterChunk: () => Promise<boolean | void> = async () => undefined,
+  opts: { blocks?: BlockHooks } = {},
 ): Promise<LineStats> {
   const stats: LineStats = { lines: 0, truncatedLines: 0 };
   let long: LongLine | undefined;
@@ -119,9 +130,12 @@ export async function forEachMatchingLine(
     },
   };
   const blocks = new LineBlocks(LONG_LINE, 1 << 20, sink);
+  const hooks = opts.blocks;
   const onBlock = (buf: Uint8Array, n: number): void => {
     const base = stats.lines;
+    hooks?.begin(buf, n, base + 1);
     stats.lines += engine.scanBytes(buf, n, (i, h) => onLine(base + i + 1, h));
+    hooks?.end(stats.lines);
   };
   for await (const chunk of input) {
     blocks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Uint8Array), onBlock);

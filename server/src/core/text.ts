@@ -225,6 +225,21 @@ export function needsViews(line: string): boolean {
   return line.indexOf('\x1b') >= 0;
 }
 
+/** The first view of a line alone (ANSI stripped, trailing CRs removed): what `lineViews(line)[0]` is,
+ * without looking for JSON string values. */
+export function baseView(line: string): LineView {
+  let base: LineView;
+  if (line.indexOf('\x1b') >= 0) {
+    const s = stripMapped(line);
+    base = new SegmentView(s.text, s.vStarts, s.oStarts);
+  } else base = new IdentityView(line);
+  const text = base.text;
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 0x0d) end--;
+  if (end === text.length) return base;
+  return base instanceof IdentityView ? new IdentityView(text.slice(0, end)) : new ShiftView(text.slice(0, end), 0, base, 'line');
+}
+
 /** The views of a line to match: first the whole line (ANSI stripped, trailing CR removed), then,
  * for a JSON-structured line (a `{...}` object, possibly after a prefix), each decoded string value. */
 export function lineViews(line: string): LineView[] {

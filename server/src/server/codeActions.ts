@@ -75,7 +75,7 @@ function logActions(ctx: ServerContext, doc: TrackedDocument, params: CodeAction
   const targets: { match: RecordMatch; diagnostic?: Diagnostic }[] = [];
   for (const d of ours) {
     const id = idOf(d)!;
-    const m = lineMatches(ctx, doc, d.range.start.line).find((x) => x.record.id === id);
+    const m = lineMatches(ctx, doc, lineOf(d)).find((x) => x.record.id === id);
     const record = m?.record ?? ctx.catalog().get(id);
     if (!record) continue;
     targets.push({ match: m ?? recordMatch(record, { entry: -1, start: 0, end: 0, text: '', captures: [], literalLength: 0, codeInLine: false }, ''), diagnostic: d });
@@ -133,6 +133,12 @@ function lowerSeverity(settings: ErrorExplainerSettings, r: ErrorRecord): Severi
 function idOf(d: Diagnostic): string | undefined {
   const data = d.data as { id?: unknown } | undefined;
   return data && typeof data.id === 'string' ? data.id : undefined;
+}
+
+/** The line of a diagnostic's match: an error block's diagnostic names its exception line. */
+function lineOf(d: Diagnostic): number {
+  const data = d.data as { line?: unknown } | undefined;
+  return data && typeof data.line === 'number' && Number.isInteger(data.line) && data.line >= 0 ? data.line : d.range.start.line;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@
 import type { RecordCatalog } from '../core/catalog';
 import type { ErrorExplainerSettings } from '../protocol';
 import type { DocumentStore, TrackedDocument } from './documents';
+import type { FileRefResolver } from './fileRefs';
 import type { RaiseSiteResolver } from './raiseSite';
 import type { RecordIndex } from './recordIndex';
 import type { Logger } from './runSafe';
@@ -14,6 +15,8 @@ export interface ServerContext {
   readonly documents: DocumentStore;
   readonly seen: SeenRecords;
   readonly raiseSites: RaiseSiteResolver;
+  /** Printed `file:line` paths (stack frames) -> workspace files. */
+  readonly fileRefs: FileRefResolver;
   /** The current catalog (replaced on reload): the user's records, plus the dataset's when selected. */
   catalog(): RecordCatalog;
   /** Records by errorClass and by the file they are raised in (for the current catalog). */

@@ -14,7 +14,8 @@ import type { ServerContext } from './context';
 import { matchDto, summary } from './dto';
 import { raiseSiteOption } from './hover';
 import { splitLines } from './documents';
-import { matchText, raiseSiteNear } from './matching';
+import { findBlocks } from '../core/blocks';
+import { matchInBlockOf, raiseSiteNear } from './matching';
 import { Cancelled } from './runSafe';
 import type { CancellationToken } from 'vscode-languageserver';
 
@@ -81,12 +82,16 @@ export async function explainText(ctx: ServerContext, params: ExplainTextParams,
   const text = typeof params?.text === 'string' ? params.text : '';
   const out: MatchDto[] = [];
   const lines = splitLines(text);
+  // in the context of error blocks: exception lines ranked by their frames, no frames or quoted code
+  const blocks = findBlocks(lines);
+  let k = 0;
   for (let i = 0; i < lines.length && out.length < MAX_EXPLAIN_MATCHES; i++) {
     if ((i & 1023) === 1023) {
       await new Promise((r) => setImmediate(r));
       if (token?.isCancellationRequested) throw new Cancelled();
     }
-    for (const m of matchText(ctx, lines[i]!)) {
+    while (k < blocks.length && blocks[k]!.last < i) k++;
+    for (const m of matchInBlockOf(ctx, lines[i]!, i, blocks[k])) {
       out.push(matchDto(m, i));
       ctx.seen.note(m.record.id);
     }

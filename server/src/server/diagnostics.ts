@@ -2,7 +2,10 @@
 // error as the log shows it (core/problem: the matched text with its captured values), the code a
 // short name of the record (errorCode, else class, else a short id) linked to its GitHub source.
 // errorExplainer.records.exclude drops records, diagnostics.severityOverrides changes their
-// severity (before minSeverity applies). Served as pull
+// severity (before minSeverity applies). An error block (a traceback, a stack trace: core/blocks)
+// whose exception line a record explains gets one diagnostic, with the block's lines as its range
+// and its frames as related information (never one for its frames or the code it quotes). Served
+// as pull
 // diagnostics (textDocument/diagnostic, with result ids so an edit that changes no match answers
 // "unchanged") or, for clients without pull support, pushed after a short debounce.
 // Also: record-file problems as diagnostics on the record files themselves.
@@ -13,13 +16,14 @@ import {
   DocumentDiagnosticReport,
   DocumentDiagnosticReportKind,
 } from 'vscode-languageserver';
-import type { RecordMatch } from '../core/catalog';
+import type { ErrorBlock } from '../core/blocks';
+import { type RecordMatch, bestOfBlock } from '../core/catalog';
 import { ErrorRecord, RecordProblem, Severity, severityRank } from '../core/record';
 import { problemCode, problemMessage } from '../core/problem';
 import { oneLine, safeGithubUrl } from '../core/render';
 import type { ErrorExplainerSettings, SeverityOverride } from '../protocol';
 import type { ServerContext } from './context';
-import type { TrackedDocument } from './documents';
+import { NO_MATCHES, type TrackedDocument } from './documents';
 import { scanDocument } from './matching';
 import { pathToUri } from './uri';
 import { Cancelled, errorText } from './runSafe';
@@ -113,6 +117,65 @@ export function toDiagnostic(ctx: ServerContext, m: RecordMatch, line: number, s
   };
 }
 
+/** Frames listed as related information of a block's diagnostic, at most. */
+export const MAX_RELATED_FRAMES = 20;
+
+/**
+ * The diagnostic of an error block explained by `m` (a match on its exception line `line`): the
+ * block's lines are its range (from the start of its first line to the end of its last); its
+ * related information is the record's raise site, then the frames from the raising one outwards,
+ * each at its workspace file when there is one, else at the frame's line in this document.
+ * `data.line` is the exception line (code actions look the match up there).
+ */
+export function blockDiagnostic(
+  ctx: ServerContext,
+  doc: TrackedDocument,
+  block: ErrorBlock,
+  m: RecordMatch,
+  line: number,
+  severity: DiagnosticSeverity = severityOf(m.record.severity),
+): Diagnostic {
+  const body = diagnosticBody(ctx, m.record);
+  const related = [...(body.relatedInformation ?? []), ...frameInformation(ctx, doc, block)];
+  const d: Diagnostic = {
+    ...body,
+    range: { start: { line: block.first, character: 0 }, end: { line: block.last, character: doc.line(block.last).length } },
+    severity,
+    message: problemMessage(m.record, m.match.text),
+    data: { id: m.record.id, line },
+  };
+  if (related.length) d.relatedInformation = related;
+  else delete d.relatedInformation;
+  return d;
+}
+
+/** The frames of a block, the raising one first and then outwards (at most MAX_RELATED_FRAMES). */
+export function framesOutward(block: ErrorBlock): number[] {
+  const raising = Math.max(0, block.raising);
+  return block.frames
+    .map((_, i) => i)
+    .sort((a, b) => Math.abs(a - raising) - Math.abs(b - raising) || a - b)
+    .slice(0, MAX_RELATED_FRAMES);
+}
+
+function frameInformation(ctx: ServerContext, doc: TrackedDocument, block: ErrorBlock): NonNullable<Diagnostic['relatedInformation']> {
+  return framesOutward(block).map((i) => {
+    const f = block.frames[i]!;
+    const file = ctx.fileRefs.resolve(f.file);
+    const where = `${f.function ? `${f.function} ` : ''}(${f.file}:${f.line})`;
+    return {
+      location: file
+        ? { uri: pathToUri(file), range: point(Math.max(0, f.line - 1), Math.max(0, (f.column ?? 1) - 1)) }
+        : { uri: doc.uri, range: { start: { line: f.lineIndex, character: f.start }, end: { line: f.lineIndex, character: f.end } } },
+      message: i === block.raising ? `raised here: ${where}` : `called from ${where}`,
+    };
+  });
+}
+
+function point(line: number, character: number): Diagnostic['range'] {
+  return { start: { line, character }, end: { line, character } };
+}
+
 /** Diagnostics of a document with a result id; scans lines that have no cached matches yet. */
 export async function documentDiagnostics(ctx: ServerContext, doc: TrackedDocument, token?: CancellationToken): Promise<Report> {
   const settings = await ctx.settingsFor(doc.uri);
@@ -135,7 +198,37 @@ export async function documentDiagnostics(ctx: ServerContext, doc: TrackedDocume
   let firstOmitted = incremental ? prev.firstOmitted : undefined;
   let lastMatchedLine = incremental ? prev.lastMatchedLine : -1;
   const matches = doc.matches;
-  for (let i = incremental ? doc.diagnosticsDirtyFrom : 0; i < matches.length; i++) {
+  const from = incremental ? doc.diagnosticsDirtyFrom : 0;
+  const blocks = doc.blocks.blocksIn(from, matches.length);
+  let bi = 0;
+  for (let i = from; i < matches.length; i++) {
+    let block = blocks[bi];
+    while (block && block.last < i) block = blocks[++bi];
+    if (block && block.first <= i) {
+      // one diagnostic per block: the best match of its exception lines
+      // (the exclude list and severity overrides as for any match)
+      const per = block.exceptions.map((e) =>
+        (matches[e.lineIndex] ?? NO_MATCHES).filter((m) => !isExcluded(settings, m.record) && effectiveSeverity(settings, m.record).rank <= minRank),
+      );
+      const best = bestOfBlock(per)[0];
+      if (best) {
+        lastMatchedLine = block.last;
+        const line = block.exceptions[per.findIndex((ms) => ms.some((m) => m.record.id === best.record.id))]!.lineIndex;
+        if (base.length < max) {
+          try {
+            base.push(blockDiagnostic(ctx, doc, block, best, line, effectiveSeverity(settings, best.record).severity));
+          } catch (e) {
+            ctx.log.error(`diagnostic for record ${best.record.id} failed: ${errorText(e)}`);
+          }
+        } else {
+          omitted++;
+          firstOmitted ??= { start: { line: block.first, character: 0 }, end: { line: block.last, character: doc.line(block.last).length } };
+        }
+      }
+      i = block.last;
+      bi++;
+      continue;
+    }
     const ms = matches[i];
     if (!ms || ms.length === 0) continue;
     for (const m of ms) {

@@ -3,7 +3,10 @@
 // lines out of the cache (their entries become `undefined`, i.e. "not matched yet") and the
 // unchanged lines keep their results; line numbers shift with the array. `generation` counts
 // changes that alter the diagnostics of the document, so an append of a line without a match
-// leaves pull diagnostics "unchanged".
+// leaves pull diagnostics "unchanged". The document's error blocks (tracebacks, stack traces:
+// core/blocks) are kept the same way: an edit marks its lines, and the next scan re-parses only
+// around them (matching.ts), clearing the matches of the lines whose block changed.
+import { BlockIndex } from '../core/blocks';
 import type { RecordMatch } from '../core/catalog';
 import type { FileRef } from './fileRefs';
 
@@ -38,6 +41,8 @@ export class TrackedDocument {
   firstUnscanned = 0;
   /** First line edited since the last diagnostics report (the report resets it to Infinity). */
   diagnosticsDirtyFrom = 0;
+  /** The error blocks (re-parsed around edits by matching.ts before lines are matched). */
+  readonly blocks: BlockIndex;
 
   constructor(
     readonly uri: string,
@@ -49,6 +54,7 @@ export class TrackedDocument {
     this.matches = unknowns(this.lines.length);
     this.refs = unknowns(this.lines.length);
     this.eol = detectEol(text);
+    this.blocks = new BlockIndex(this.lines.length);
   }
 
   get lineCount(): number {
@@ -82,6 +88,7 @@ export class TrackedDocument {
       this.matches = unknowns(this.lines.length);
       this.refs = unknowns(this.lines.length);
       this.eol = detectEol(change.text);
+      this.blocks.reset(this.lines.length);
       this.firstUnscanned = 0;
       this.diagnosticsDirtyFrom = 0;
       this.generation++;
@@ -123,6 +130,7 @@ export class TrackedDocument {
         .slice(0, start.line)
         .concat(unknowns(replacement.length), this.refs.slice(end.line + 1));
     }
+    this.blocks.edit(start.line, removed, replacement.length);
     this.firstUnscanned = Math.min(this.firstUnscanned, start.line);
     this.diagnosticsDirtyFrom = Math.min(this.diagnosticsDirtyFrom, start.line);
     if (affectsDiagnostics) this.generation++;

@@ -2,17 +2,20 @@
 // that fits a hover box (core/render compact: one-line title, the action links right under it,
 // the first sentences, the first fix, the captures, the confidence and the raise site), then one
 // line naming the other records matching there. In a source file, the records whose raise site is
-// under the cursor. Records in errorExplainer.records.exclude are left out.
+// under the cursor. Records in errorExplainer.records.exclude are left out. On the exception line of
+// an error block, first where it was raised (the block's raising frame, linked to the workspace
+// file when there is one).
 import * as path from 'node:path';
 import type { CancellationToken, Hover, HoverParams } from 'vscode-languageserver';
 import type { RecordMatch } from '../core/catalog';
 import type { ErrorRecord } from '../core/record';
-import { escapeInline, renderRecord, type RenderOptions } from '../core/render';
+import { escapeInline, escapeMarkdown, renderRecord, type RenderOptions } from '../core/render';
 import { problemCode } from '../core/problem';
 import { hoverActions, otherMatches } from './commands';
 import type { ServerContext } from './context';
 import type { TrackedDocument } from './documents';
 import { captures } from './dto';
+import { fileTarget } from './links';
 import { matchesAt, raiseSiteNear } from './matching';
 import type { RaiseSite } from './raiseSite';
 import { errorText, throwIfCancelled } from './runSafe';
@@ -41,12 +44,31 @@ export async function hover(ctx: ServerContext, params: HoverParams, token?: Can
     if (others.length) {
       parts.push(otherMatches(others.map((m) => ({ record: m.record, label: `${problemCode(m.record)} (${m.confidence.label})` })), escapeInline));
     }
+    const raised = raisedAt(ctx, doc, line, top);
+    if (raised) parts.unshift(raised);
     return {
       contents: { kind: 'markdown', value: parts.map((p) => p.trimEnd()).filter(Boolean).join('\n\n') + '\n' },
       range: { start: { line, character: top.match.start }, end: { line, character: top.match.end } },
     };
   }
   return sourceHover(ctx, params.textDocument.uri, line, (r) => !isExcluded(settings, r));
+}
+
+/**
+ * On an exception line of an error block: "Raised at <file:line> in <function>", the raising frame
+ * (a link to the workspace file when the printed path resolves to one; log text is escaped).
+ */
+export function raisedAt(ctx: ServerContext, doc: TrackedDocument, line: number, top: RecordMatch | undefined): string | undefined {
+  const block = doc.blocks.blockAt(line);
+  if (!block || block.roles[line - block.first] !== 'exception') return undefined;
+  const f = block.frames[block.raising];
+  if (!f) return undefined;
+  const file = ctx.fileRefs.resolve(f.file);
+  const label = escapeMarkdown(`${file ? relativeLabel(ctx, file) : f.file}:${f.line}`);
+  let md = `**Raised at** ${file ? `[${label}](${fileTarget(file, f.line, f.column)})` : label}`;
+  if (f.function) md += ` in ${escapeMarkdown(f.function)}`;
+  if (top?.frame && top.frame.index === block.raising && top.frame.line) md += ' — where the record below is raised';
+  return md;
 }
 
 /** The glance of one match on `line` of a log document. */

@@ -1,7 +1,12 @@
 // Matching of log documents, line by line, through the per-line cache of TrackedDocument.
 // A full scan runs in time slices and yields to the event loop between them, so cancellation and
 // edits arriving meanwhile are seen; after an edit only lines without a cached result are matched.
+// Lines are matched in the context of their error block (core/blocks): an exception line with its
+// block's frames, frames / quoted code / other block lines not at all. The blocks are re-parsed
+// around edits first, and lines whose block changed lose their cached matches.
 import type { CancellationToken } from 'vscode-languageserver';
+import { type ErrorBlock, arraySource } from '../core/blocks';
+import { matchLineInBlock } from '../core/catalog';
 import type { ErrorRecord } from '../core/record';
 import type { ServerContext } from './context';
 import { LineMatches, NO_MATCHES, TrackedDocument } from './documents';
@@ -11,14 +16,44 @@ import { errorText, throwIfCancelled, yieldToInteractive } from './runSafe';
 
 /** A slice of background matching: an interactive request waits for at most one. */
 const SLICE_MS = 4;
+/** A scan brings the blocks up to date this many lines ahead of the line it matches (parsing them
+ * takes a few µs a line: a refresh stays well inside a slice). */
+const BLOCKS_AHEAD = 512;
 let lastFailure = 0;
 
-/** Matches of one line (cached). Records that match are noted as "seen". */
+/**
+ * Re-parses the document's error blocks where edits may have changed them, at least up to line
+ * `upTo`. Lines whose block changed lose their cached matches (and are scanned again); returns
+ * the first of them (Infinity: none).
+ */
+export function refreshBlocks(doc: TrackedDocument, upTo: number): number {
+  if (doc.blocks.isFresh(upTo)) return Infinity;
+  const lines = doc.lines;
+  const changes = doc.blocks.refresh(
+    arraySource(lines.length, (i) => lines[i] ?? ''),
+    upTo,
+  );
+  let lowest = Infinity;
+  for (const c of changes) {
+    lowest = Math.min(lowest, c.from);
+    const to = Math.min(c.to, doc.matches.length);
+    for (let i = c.from; i < to; i++) {
+      if (doc.matches[i]?.length) doc.generation++;
+      doc.matches[i] = undefined;
+    }
+    doc.firstUnscanned = Math.min(doc.firstUnscanned, c.from);
+    doc.diagnosticsDirtyFrom = Math.min(doc.diagnosticsDirtyFrom, c.from);
+  }
+  return lowest;
+}
+
+/** Matches of one line (cached), in its block's context. Records that match are noted as "seen". */
 export function lineMatches(ctx: ServerContext, doc: TrackedDocument, i: number): LineMatches {
   let m = doc.matches[i];
   if (m === undefined) {
     if (i < 0 || i >= doc.lines.length) return NO_MATCHES;
-    m = matchText(ctx, doc.lines[i] ?? '');
+    refreshBlocks(doc, i);
+    m = matchInDocument(ctx, doc, i);
     doc.matches[i] = m;
     if (m.length) {
       doc.generation++;
@@ -43,8 +78,22 @@ export function seenSource(uri: string): string {
 
 /** Matches of a line of text, never throwing (a failing matcher is logged at most once a minute). */
 export function matchText(ctx: ServerContext, line: string): LineMatches {
+  return safely(ctx, () => ctx.catalog().matchLine(line));
+}
+
+/** Matches of line i of a document in its block's context (blocks must be fresh up to i). */
+function matchInDocument(ctx: ServerContext, doc: TrackedDocument, i: number): LineMatches {
+  return matchInBlockOf(ctx, doc.lines[i] ?? '', i, doc.blocks.blockAt(i));
+}
+
+/** Matches of line i (text `line`) in the context of `block` (the block containing it, if any). */
+export function matchInBlockOf(ctx: ServerContext, line: string, i: number, block: ErrorBlock | undefined): LineMatches {
+  return safely(ctx, () => matchLineInBlock(ctx.catalog(), line, i, block));
+}
+
+function safely(ctx: ServerContext, f: () => LineMatches): LineMatches {
   try {
-    const r = ctx.catalog().matchLine(line);
+    const r = f();
     return r.length ? r : NO_MATCHES;
   } catch (e) {
     const now = Date.now();
@@ -64,7 +113,14 @@ export async function scanDocument(ctx: ServerContext, doc: TrackedDocument, tok
     const n = doc.lines.length;
     const deadline = performance.now() + SLICE_MS;
     let count = 0;
+    let fresh = -1;
     while (i < n) {
+      if (i > fresh) {
+        // blocks ahead first; lines before i whose block changed are matched again
+        const changed = refreshBlocks(doc, i + BLOCKS_AHEAD);
+        fresh = i + BLOCKS_AHEAD;
+        i = Math.min(i, changed);
+      }
       if (doc.matches[i] === undefined) lineMatches(ctx, doc, i);
       i++;
       if ((++count & 255) === 0 && performance.now() > deadline) break;

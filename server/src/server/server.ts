@@ -111,6 +111,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     documents,
     seen,
     raiseSites,
+    fileRefs,
     catalog: () => loaded.catalog,
     index: () => loaded.index,
     epoch: () => epoch,

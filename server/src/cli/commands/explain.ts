@@ -1,9 +1,10 @@
 // `error-explainer explain`: the best records for any pasted text, rendered for the terminal.
 import { flag, parseArgs, stringOption, stringsOption } from '../args';
 import { type Command, EXIT_OK, type Io, UsageError } from '../command';
-import type { RecordMatch } from '../../core/catalog';
+import { type RecordMatch, explainBlocks, splitLines } from '../../core/catalog';
+import { blockSentence } from '../reporters';
 import type { ErrorRecord } from '../../core/record';
-import { renderRecord } from '../../core/render';
+import { escapeMarkdown, renderRecord, stripControls } from '../../core/render';
 import { Output } from '../output';
 import { formatProblem, loadCatalog } from '../records';
 import { markdownToTerminal, paint, terminalWidth, useColor } from '../terminal';
@@ -12,7 +13,9 @@ import { colorOption } from './scan';
 const USAGE = `error-explainer explain [--records PATH]... [--no-bundled] [--format text|markdown] [--color auto|always|never] [--limit N] TEXT...
 
 Explains pasted text: the records whose pattern matches it (best first), else the closest records
-by words. TEXT words are joined with spaces; no TEXT or \`-\` reads stdin.
+by words. TEXT words are joined with spaces; no TEXT or \`-\` reads stdin. A traceback or stack
+trace is explained by its exception line, the record raised at its frames first; its frames and
+quoted code are not matched.
 
   --records PATH   also load records from PATH (file, .gz, JSON Lines, folder); repeatable
   --no-bundled     do not load the bundled records
@@ -60,13 +63,31 @@ export const explain: Command = {
     const { catalog, problems } = await loadCatalog(stringsOption(p, 'records'), flag(p, 'no-bundled'));
     for (const pr of problems) if (pr.severity === 'error') io.stderr.write(formatProblem(pr) + '\n');
 
-    const found: { record: ErrorRecord; match?: RecordMatch['match']; confidence?: RecordMatch['confidence'] }[] = [];
+    const found: { record: ErrorRecord; match?: RecordMatch['match']; confidence?: RecordMatch['confidence']; block?: string }[] = [];
     const seen = new Set<string>();
-    for (const { matches } of catalog.explainText(text)) {
-      for (const m of matches) {
+    // in text order: each error block's matches (ranked by its frames), and the other lines' matches
+    const lines = splitLines(text);
+    const ex = explainBlocks(catalog, lines);
+    const groups: { line: number; matches: RecordMatch[]; block?: string }[] = [
+      ...ex.blocks.map((b) => {
+        const f = b.block.frames[b.block.raising];
+        const sentence = blockSentence({
+          kind: b.block.kind,
+          firstLine: b.block.first + 1,
+          lastLine: b.block.last + 1,
+          ...(f ? { raisedAt: { file: f.file, line: f.line, ...(f.function ? { function: f.function } : {}) } } : {}),
+        });
+        return { line: b.block.first, matches: b.matches, block: `${b.block.errorClass ? `${b.block.errorClass}, ` : ''}${sentence}` };
+      }),
+      ...ex.lines,
+    ].sort((a, b) => a.line - b.line);
+    for (const g of groups) {
+      let first = true;
+      for (const m of g.matches) {
         if (seen.has(m.record.id)) continue;
         seen.add(m.record.id);
-        found.push({ record: m.record, match: m.match, confidence: m.confidence });
+        found.push({ record: m.record, match: m.match, confidence: m.confidence, ...(g.block && first ? { block: g.block } : {}) });
+        first = false;
       }
     }
     const out = new Output(io.stdout);
@@ -87,13 +108,15 @@ export const explain: Command = {
         ...(f.match ? { match: { text: f.match.text, captures: f.match.captures } } : {}),
         ...(f.confidence ? { confidence: f.confidence } : {}),
       });
+      // a block's record is headed by which block it explains and where it was raised (log text)
       if (!terminal) {
-        out.write((i > 0 ? '\n---\n\n' : '') + md);
+        out.write((i > 0 ? '\n---\n\n' : '') + (f.block ? `*${escapeMarkdown(f.block)}:*\n\n` : '') + md);
         return;
       }
       // renderRecord's text has no controls of its own (stripControls): every ESC is a painted colour
       const write = (s: string) => (style.color ? out.writeStyled(s) : out.write(s));
       if (i > 0) write(`\n${paint(style, '─'.repeat(Math.min(72, style.width)), 'dim')}\n\n`);
+      if (f.block) write(`${paint(style, stripControls(f.block), 'bold')}:\n\n`);
       write(markdownToTerminal(md, style));
     });
     await out.flush();

@@ -9,16 +9,29 @@ import { type Command, EXIT_FINDINGS, EXIT_OK, IoError, type Io, UsageError } fr
 import { forEachMatchingLine } from '../../core/lineScan';
 import { Output } from '../output';
 import { checkReadable, formatProblem, loadCatalog } from '../records';
-import { recordMatch } from '../../core/catalog';
-import { FORMATS, type Format, createReporter, problemPath } from '../reporters';
+import { type RecordMatch, bestOfBlock, matchInBlock, recordMatch } from '../../core/catalog';
+import { lineFacts } from '../../core/confidence';
+import type { ErrorBlock } from '../../core/blocks';
+import type { LineMatch } from '../../core/engine';
+import { BlockContext } from '../blockContext';
+import { FORMATS, type Format, type MatchEvent, createReporter, problemPath } from '../reporters';
 import { COLOR_MODES, type ColorMode, terminalWidth, useColor } from '../terminal';
 import { VERSION } from '../version';
+import { DEFAULT_MIN_BYTES, indexCacheDir } from '../indexCache';
 
-const USAGE = `error-explainer scan [--records PATH]... [--no-bundled] [--dataset [--cache DIR]] [--format text|markdown|json|count|sarif] [--color auto|always|never] [--fail-on SEVERITY] [--no-explain] FILE...
+/** Record sets smaller than this are not cached ($ERROR_EXPLAINER_INDEX_CACHE_MIN_BYTES, for tests). */
+function cacheMinBytes(env: Record<string, string | undefined>): number {
+  const v = Number(env['ERROR_EXPLAINER_INDEX_CACHE_MIN_BYTES']);
+  return env['ERROR_EXPLAINER_INDEX_CACHE_MIN_BYTES'] !== undefined && Number.isFinite(v) && v >= 0 ? v : DEFAULT_MIN_BYTES;
+}
+
+const USAGE = `error-explainer scan [--records PATH]... [--no-bundled] [--dataset [--cache DIR]] [--format text|markdown|json|count|sarif] [--color auto|always|never] [--fail-on SEVERITY] [--no-explain] [--no-cache] FILE...
 
 Scans log files (\`-\` = stdin, reported as <stdin>) line by line, in constant memory, and reports
 every match of an error record. Lines end at \\n, \\r\\n or a lone \\r; columns are 1-based
-UTF-16 units of the original line (endColumn exclusive).
+UTF-16 units of the original line (endColumn exclusive). In a traceback or stack trace the
+exception line gets one match (the record its frames say raised it; json: "block"), and its
+frames and quoted code none.
 
   --records PATH     also load records from PATH (file, .gz, JSON Lines, folder); repeatable
   --no-bundled       do not load the bundled records
@@ -36,6 +49,10 @@ UTF-16 units of the original line (endColumn exclusive).
   --color WHEN       text: auto (default: on a terminal, unless NO_COLOR is set), always, never
   --fail-on SEV      exit 1 when a match has severity SEV or worse (critical|error|warning|info)
   --no-explain       text format: no explanations after the match lines
+  --no-cache         neither read nor write the index cache (by default, record sets of 2 MB and
+                       more keep their validated records and built index under
+                       $ERROR_EXPLAINER_INDEX_CACHE or ~/.cache/error-explainer/index, keyed by
+                       the content of the record files and this program's build)
 
 Exit status: 0 ok, 1 --fail-on reached, 2 usage or I/O error.`;
 
@@ -60,6 +77,18 @@ function openSnapshot(file: string): Readable {
   return createReadStream('', { fd, highWaterMark: 1 << 20, ...(size !== undefined ? { end: size - 1 } : {}) });
 }
 
+/** What a match event says about the block its line is in (1-based lines, as the scan counts). */
+function blockInfo(b: ErrorBlock): NonNullable<MatchEvent['block']> {
+  const f = b.frames[b.raising];
+  return {
+    kind: b.kind,
+    firstLine: b.first,
+    lastLine: b.last,
+    ...(b.errorClass ? { errorClass: b.errorClass } : {}),
+    ...(f ? { raisedAt: { file: f.file, line: f.line, ...(f.column !== undefined ? { column: f.column } : {}), ...(f.function ? { function: f.function } : {}) } } : {}),
+  };
+}
+
 /** --color's value (auto when not given). */
 export function colorOption(v: string | undefined): ColorMode {
   if (v === undefined) return 'auto';
@@ -72,7 +101,7 @@ export const scan: Command = {
   summary: 'scan log files for known errors (text, json, count, sarif)',
   usage: USAGE,
   async run(args: string[], io: Io): Promise<number> {
-    const p = parseArgs(args, { records: 'strings', 'no-bundled': 'boolean', format: 'string', 'fail-on': 'string', 'no-explain': 'boolean', dataset: 'boolean', cache: 'string', color: 'string' });
+    const p = parseArgs(args, { records: 'strings', 'no-bundled': 'boolean', format: 'string', 'fail-on': 'string', 'no-explain': 'boolean', dataset: 'boolean', cache: 'string', color: 'string', 'no-cache': 'boolean' });
     if (flag(p, 'help')) {
       io.stdout.write(USAGE + '\n');
       return EXIT_OK;
@@ -92,7 +121,11 @@ export const scan: Command = {
 
     const datasetRecords = flag(p, 'dataset') ? await loadDatasetRecords(path.resolve(io.cwd, stringOption(p, 'cache') ?? defaultCacheDir(io.env)), { full: true }) : undefined;
     if (datasetRecords?.length === 0) io.stderr.write('error-explainer: no dataset cached (run `error-explainer dataset sync`)\n');
-    const { catalog, problems } = await loadCatalog(stringsOption(p, 'records'), flag(p, 'no-bundled'), datasetRecords);
+    // the prose of records is read for explanations (text, markdown) and SARIF rules only
+    const full = format === 'sarif' || ((format === 'text' || format === 'markdown') && !flag(p, 'no-explain'));
+    const cache = flag(p, 'no-cache') ? undefined : { dir: indexCacheDir(io.env), minBytes: cacheMinBytes(io.env), full };
+    const loaded = await loadCatalog(stringsOption(p, 'records'), flag(p, 'no-bundled'), datasetRecords, cache ? { cache } : {});
+    const { catalog, problems } = loaded;
     for (const pr of problems) if (pr.severity === 'error') io.stderr.write(formatProblem(pr) + '\n');
 
     const out = new Output(io.stdout);
@@ -106,23 +139,43 @@ export const scan: Command = {
       const name = f === '-' ? '<stdin>' : format === 'text' || format === 'markdown' ? problemPath(f, io.cwd) : f;
       try {
         const input: Readable = f === '-' ? io.stdin : openSnapshot(f);
+        const report = (n: number, m: RecordMatch, block?: ErrorBlock) => {
+          matches++;
+          worst = Math.min(worst, severityRank(m.record.severity));
+          reporter.match({ file: name, line: n, m, ...(block ? { block: blockInfo(block) } : {}) });
+        };
+        // one match per error block: the best of its exception lines, reported when the block ends
+        let pending: { block: ErrorBlock; lines: { n: number; ms: RecordMatch[] }[] } | undefined;
+        const flushBlock = () => {
+          if (!pending) return;
+          const best = bestOfBlock(pending.lines.map((l) => l.ms))[0];
+          if (best) report(pending.lines.find((l) => l.ms.includes(best))!.n, best, pending.block);
+          pending = undefined;
+        };
+        const blocks = new BlockContext<LineMatch[]>((n, line, ms, block, role) => {
+          if (pending && pending.block !== block) flushBlock();
+          if (!block) {
+            const facts = lineFacts(line);
+            for (const lm of ms) report(n, recordMatch(catalog.records[lm.entry]!, lm, line, undefined, facts));
+          } else if (role === 'exception') {
+            const lineMatches = matchInBlock(ms.map((lm) => ({ record: catalog.records[lm.entry]!, match: lm })), line, block);
+            (pending ??= { block, lines: [] }).lines.push({ n, ms: lineMatches });
+          }
+          // frames, quoted code and other block lines: context, never matches
+        });
         const stats = await forEachMatchingLine(
           input,
           catalog.engine,
-          (n, hits) => {
-            const line = hits.text();
-            for (const lm of hits.matches()) {
-              const m = recordMatch(catalog.records[lm.entry]!, lm, line);
-              matches++;
-              worst = Math.min(worst, severityRank(m.record.severity));
-              reporter.match({ file: name, line: n, m });
-            }
-          },
+          // (the matches are made now: `hits` is valid during the call only, and a window decides later)
+          (n, hits) => blocks.match(n, hits.text(), hits.byteStart(), hits.matches()),
           async () => {
             if (out.full) await out.flush();
             return !out.closed;
           },
+          { blocks },
         );
+        blocks.finish();
+        flushBlock();
         lines += stats.lines;
         if (stats.truncatedLines) {
           io.stderr.write(`error-explainer: ${name}: ${stats.truncatedLines} line(s) longer than 16M characters were matched on their first 16M characters only\n`);
@@ -135,6 +188,8 @@ export const scan: Command = {
     }
     reporter.end({ lines, matches });
     await out.flush();
+    const cacheError = loaded.saveCache?.();
+    if (cacheError) io.stderr.write(`error-explainer: index cache not written: ${cacheError}\n`);
     return failOn >= 0 && worst <= failOn ? EXIT_FINDINGS : EXIT_OK;
   },
 };

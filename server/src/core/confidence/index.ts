@@ -13,6 +13,7 @@
 // and maps the total to [0, 1]. Pure: strings in, numbers out.
 import { parseSimplePattern, patternInfo } from '../pattern';
 import { WORDS_BY_RANK } from './words.generated';
+import { hasToken } from '../engine/types';
 
 export type ConfidenceLabel = 'likely' | 'possible' | 'unlikely';
 
@@ -148,21 +149,6 @@ export function errorMarker(line: string): 'strong' | 'weak' | undefined {
   return undefined;
 }
 
-function isWordUnit(c: number): boolean {
-  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f;
-}
-
-/** `name` in `text` as a token (no word character on either side). */
-export function hasWordToken(text: string, name: string): boolean {
-  if (!name) return false;
-  let i = text.indexOf(name);
-  while (i >= 0) {
-    if (!(i > 0 && isWordUnit(text.charCodeAt(i - 1))) && !isWordUnit(text.charCodeAt(i + name.length))) return true;
-    i = text.indexOf(name, i + 1);
-  }
-  return false;
-}
-
 /** A name that reads as an exception class (`ValueError`, `NoSectionError`, `Empty`), not a
  * helper such as `self.error`. */
 function classLike(name: string): boolean {
@@ -176,7 +162,7 @@ export function classInLine(line: string, errorClass: string | null): boolean {
   const dot = errorClass.lastIndexOf('.');
   const last = errorClass.slice(dot + 1);
   if (!classLike(last)) return false;
-  return hasWordToken(line, errorClass) || (dot >= 0 && hasWordToken(line, last));
+  return hasToken(line, errorClass) || (dot >= 0 && hasToken(line, last));
 }
 
 /** An exception without a message (a class-only record): the line must read as its exception line,

@@ -7,8 +7,7 @@
 
 import type { ByteIndex } from './bytes';
 import { LINE_ESCAPED, LINE_MATCHED } from './lineStatus';
-import type { Capture, EngineEntry, LineMatch } from '../engine';
-import { hasToken } from '../engine';
+import { type Capture, type EngineEntry, type LineMatch, hasToken } from './types';
 import { lineViews, type LineView } from '../text';
 
 /** What the driver needs of the engine. */
@@ -63,6 +62,11 @@ export class LineHits {
   }
   end(i: number): number {
     return this.ends[i]!;
+  }
+
+  /** Where the line starts in the block's bytes (buf[0, n) of scanBytes). */
+  byteStart(): number {
+    return this.lineStart;
   }
 
   /** The line (without its line end). */

@@ -17,8 +17,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ByteIndex } from './bytes';
 import type { RawMatch } from './matchers';
-import type { Capture, EngineEntry, LineMatch } from '../engine';
-import { hasToken } from '../engine';
+import { type Capture, type EngineEntry, type LineMatch, hasToken } from './types';
 import { parseSimplePattern } from '../pattern';
 
 export interface LongLineHost {

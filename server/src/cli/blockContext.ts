@@ -1,0 +1,290 @@
+// Error blocks for the CLI scan, which decodes only the lines where a pattern's key occurs
+// (engine.scanBytes through core/lineScan). A matched line's role needs its neighbours: a window of
+// lines around it is decoded from the block of bytes and fed to core/blocks' BlockStream, which
+// hands the matched lines back, in order, with their block and role. A matched line that is a frame
+// by its own text is dropped at once; one with no block shape within NEAR lines (most of them) is
+// handed back plain without a window. Windows run across the scan's byte blocks (the last lines of
+// the previous block are kept; a window's lookahead continues in the next block). Lines end where
+// the byte scan ends them: at \n, \r\n or a lone \r. A line longer than a byte block (4 MiB, matched
+// between blocks: core/lineScan) is read by its first 64 KiB when it matches; one that matches
+// nothing is unknown, and a block ends at it.
+//
+// The windows are BEFORE lines before and AFTER lines after a matched line: a block is seen within
+// them only (its raising frame, next to the exception line, always is), which is what the scan
+// reports; the language server parses whole documents.
+import type { BlockLineRole, ErrorBlock } from '../core/blocks';
+import { BlockStream, hasBlockShape, isFrameLine } from '../core/blocks';
+import { exceptionHeader } from '../core/blocks/shapes';
+import type { BlockHooks } from '../core/lineScan';
+
+export const BEFORE = 40;
+export const AFTER = 48;
+/** A matched line with no block shape within this many lines (and no exception header of its own)
+ * is outside any block. */
+export const NEAR = 4;
+/** Lines whose start and text are remembered (more than a window). */
+const RING = 1024;
+
+export type Emit<T> = (lineNumber: number, line: string, payload: T, block: ErrorBlock | undefined, role: BlockLineRole | undefined) => void;
+
+export class BlockContext<T> implements BlockHooks {
+  private readonly stream: BlockStream<T>;
+  /** Last line number fed to the stream, and the last one a window wants fed. */
+  private fed = -Infinity;
+  private want = -Infinity;
+  // the current byte block
+  private buf: Buffer | undefined;
+  private n = 0;
+  private first = 1;
+  /** Does the block hold a CR (CRLF or lone CR line ends)? Looked up on first need. */
+  private hasCr: boolean | undefined;
+  /** Lines of this block looked at lately: their start offsets and decoded text (slot k % RING). */
+  private readonly ringKey = new Float64Array(RING).fill(-1);
+  private readonly ringStart = new Int32Array(RING);
+  private readonly ringText: (string | undefined)[] = new Array<string | undefined>(RING);
+  /** Where a line's text ends and the next line starts (lineEnd's results). */
+  private textEnd = 0;
+  private nextStart = 0;
+  /** hasBlockShape of lines looked at by nearBlock (line numbers are the input's: kept across blocks). */
+  private shapes = new Map<number, boolean>();
+  /** The last line of this block, once known. */
+  private last = Infinity;
+  /** The last matched line of this block and its start (-1: none yet). */
+  private anchor = 0;
+  private anchorStart = -1;
+  /** The last lines of the previous byte block: line number of tail[0]. */
+  private tail: string[] = [];
+  private tailFirst = 0;
+  /** The last matched long line (matched between byte blocks) and its text. A long line that
+   * matches nothing is not known: a window ends at it. */
+  private longK = -1;
+  private longText = '';
+
+  constructor(private readonly emit: Emit<T>) {
+    this.stream = new BlockStream<T>((l) => {
+      if (l.payload !== undefined) this.emit(l.lineNumber, l.line, l.payload, l.block, l.role);
+    });
+  }
+
+  begin(buf: Uint8Array, n: number, firstLine: number): void {
+    this.buf = Buffer.from(buf.buffer, buf.byteOffset, n);
+    this.n = n;
+    this.first = firstLine;
+    this.hasCr = undefined;
+    this.ringKey.fill(-1);
+    this.ringText.fill(undefined);
+    this.anchorStart = -1;
+    this.last = Infinity;
+  }
+
+  end(lastLine: number): void {
+    this.last = lastLine;
+    this.feedTo(Math.min(this.want, lastLine));
+    // the bytes are reused for the next block: keep its last lines for windows that reach back,
+    // read backwards from the block's end (not walked to from its last matched line)
+    if (this.startKnown(lastLine + 1) < 0) this.setStart(lastLine + 1, this.n);
+    // (and the previous tail's lines still that near: a byte block may hold a few lines only)
+    const from = Math.max(this.first, lastLine - BEFORE + 1);
+    const kept: string[] = [];
+    for (let k = lastLine; k >= from; k--) kept.push(this.lineAt(k) ?? '');
+    for (let k = from - 1; k > lastLine - BEFORE && k >= this.tailFirst; k--) {
+      const l = this.lineAt(k);
+      if (l === undefined) break;
+      kept.push(l);
+    }
+    this.tail = kept.reverse();
+    this.tailFirst = lastLine - this.tail.length + 1;
+    this.buf = undefined;
+  }
+
+  /** A matched line of the current byte block (lineNumber 1-based; byteStart: its offset in the
+   * block's bytes, LineHits.byteStart()), or a long line between blocks. */
+  match(lineNumber: number, line: string, byteStart: number, payload: T): void {
+    if (!this.buf) {
+      // a long line (longer than a byte block, core/lineScan), matched between blocks: its text
+      // (the first 64 KiB) is line lineNumber for windows; the lines before it are the previous
+      // block's tail, the lines after it come in the next block
+      this.longK = lineNumber;
+      this.longText = line;
+    } else {
+      this.setStart(lineNumber, byteStart);
+      this.ringText[this.slot(lineNumber)] = line;
+      this.anchor = lineNumber;
+      this.anchorStart = byteStart;
+    }
+    if (isFrameLine(line)) return; // context, never an error of its own (fed plain when a window wants it)
+    let from = this.fed + 1;
+    if (lineNumber > this.want) {
+      // no window wants this line: decide what is pending, and look around it first
+      this.feedTo(this.want);
+      this.stream.flush();
+      if (!this.nearBlock(lineNumber, line)) {
+        this.emit(lineNumber, line, payload, undefined, undefined);
+        return;
+      }
+      from = Math.max(this.fed + 1, lineNumber - BEFORE, 1);
+    }
+    for (let k = from; k < lineNumber; k++) {
+      const l = this.lineAt(k);
+      if (l === undefined) this.stream.flush();
+      else this.feed(k, l, undefined);
+    }
+    this.feed(lineNumber, line, payload);
+    this.want = Math.max(this.want, lineNumber + AFTER);
+  }
+
+  /** Everything seen: hand back what is pending. */
+  finish(): void {
+    this.stream.end();
+  }
+
+  private feed(k: number, line: string, payload: T | undefined): void {
+    this.stream.push(k, line, payload);
+    this.fed = k;
+  }
+
+  /** Feed the lines after the last fed one up to `to` (within this block), while the stream still
+   * holds matched lines it has not handed back (after that, more lines decide nothing). */
+  private feedTo(to: number): void {
+    if (!this.buf) return;
+    const end = Math.min(to, this.last);
+    for (let k = Math.max(this.fed + 1, 1); k <= end && this.stream.pendingPayloads > 0; k++) {
+      const l = this.lineAt(k);
+      if (l === undefined) {
+        // (before this block: a long line that matched nothing, between the blocks; the stream
+        // ends a block at the gap)
+        if (k < this.first) continue;
+        break;
+      }
+      this.feed(k, l, undefined);
+    }
+  }
+
+  /** Is a block shape within NEAR lines of a matched line? Also when a line after it is not read
+   * yet (it is in the next byte block, or a long line between blocks is): the window decides. */
+  private nearBlock(lineNumber: number, line: string): boolean {
+    if (hasBlockShape(line) || exceptionHeader(line)) return true;
+    for (let k = lineNumber - NEAR; k <= lineNumber + NEAR; k++) {
+      if (k === lineNumber) continue;
+      const shape = this.shapeAt(k);
+      if (shape || (shape === undefined && k > lineNumber)) return true;
+    }
+    return false;
+  }
+
+  /** Has line k a block shape (hasBlockShape)? undefined: line k is not known here. Remembered:
+   * matched lines next to each other look at the same neighbours. */
+  private shapeAt(k: number): boolean | undefined {
+    const known = this.shapes.get(k);
+    if (known !== undefined) return known;
+    const l = this.lineAt(k);
+    if (l === undefined) return undefined;
+    const has = hasBlockShape(l);
+    if (this.shapes.size > 4096) this.shapes.clear();
+    this.shapes.set(k, has);
+    return has;
+  }
+
+  private slot(k: number): number {
+    return k % RING;
+  }
+
+  /** Line k's start offset when known, else -1. */
+  private startKnown(k: number): number {
+    const i = this.slot(k);
+    return this.ringKey[i] === k ? this.ringStart[i]! : -1;
+  }
+
+  private setStart(k: number, pos: number): void {
+    const i = this.slot(k);
+    if (this.ringKey[i] !== k) {
+      this.ringKey[i] = k;
+      this.ringText[i] = undefined;
+    }
+    this.ringStart[i] = pos;
+  }
+
+  /** Line k: from this block's bytes, the previous block's tail (also between blocks), or the
+   * last matched long line. */
+  private lineAt(k: number): string | undefined {
+    if (k === this.longK) return this.longText;
+    if (k < this.first || !this.buf) {
+      const i = k - this.tailFirst;
+      return i >= 0 && i < this.tail.length ? this.tail[i] : undefined;
+    }
+    if (k > this.last || !this.buf) return undefined;
+    const i = this.slot(k);
+    if (this.ringKey[i] === k && this.ringText[i] !== undefined) return this.ringText[i];
+    const s = this.startOf(k);
+    if (s < 0) return undefined;
+    this.lineEnd(s);
+    const next = this.nextStart;
+    const line = this.buf.toString('utf8', s, this.textEnd);
+    this.ringText[i] = line; // (startOf set slot i to line k)
+    if (next >= this.n) this.last = Math.min(this.last, k);
+    else this.setStart(k + 1, next);
+    return line;
+  }
+
+  /** The line starting at byte s: where its text ends (before \n, \r\n or a lone \r) and where the
+   * next line starts, in textEnd and nextStart. */
+  private lineEnd(s: number): void {
+    const buf = this.buf!;
+    let nl = buf.indexOf(10, s);
+    if (nl < 0) nl = this.n;
+    if ((this.hasCr ??= buf.indexOf(13) >= 0)) {
+      const c = buf.subarray(s, nl).indexOf(13);
+      // a CR before the \n: a CRLF when right before it, else a lone CR ending the line
+      if (c >= 0) {
+        this.textEnd = s + c;
+        this.nextStart = s + c + 1 === nl ? nl + 1 : s + c + 1;
+        return;
+      }
+    }
+    this.textEnd = nl;
+    this.nextStart = nl + 1;
+  }
+
+  /** Where the line before the one starting at byte pos (> 0) starts. */
+  private prevStart(pos: number): number {
+    const buf = this.buf!;
+    // the break that ends the line before: pos - 1 (\n or a lone \r), or a CRLF's \r before it
+    let brk = pos - 1;
+    if (brk > 0 && buf[brk] === 10 && buf[brk - 1] === 13) brk--;
+    if (brk <= 0) return 0;
+    const nl = buf.lastIndexOf(10, brk - 1);
+    if (!this.hasCr) return nl + 1;
+    // a lone CR between that \n and the break ends a line too (searched between them only)
+    const cr = buf.subarray(nl + 1, brk).lastIndexOf(13);
+    return cr >= 0 ? nl + 1 + cr + 1 : nl + 1;
+  }
+
+  /** Byte offset of line k's start (-1: not in this block), walking from a known line start
+   * (windows are near one: the line before or after, the last matched line, or the block's start). */
+  private startOf(k: number): number {
+    const known = this.startKnown(k);
+    if (known >= 0) return known;
+    this.hasCr ??= this.buf!.indexOf(13) >= 0;
+    let j: number;
+    let pos: number;
+    if ((pos = this.startKnown(k - 1)) >= 0) j = k - 1;
+    else if ((pos = this.startKnown(k + 1)) >= 0) j = k + 1;
+    else if (this.anchorStart >= 0) [j, pos] = [this.anchor, this.anchorStart];
+    else [j, pos] = [this.first, 0];
+    if (j > k) {
+      for (; j > k; j--) {
+        if (pos <= 0) return -1;
+        pos = this.prevStart(pos);
+      }
+    } else {
+      for (; j < k; j++) {
+        if (pos >= this.n) return -1;
+        this.lineEnd(pos);
+        pos = this.nextStart;
+      }
+      if (pos >= this.n) return -1;
+    }
+    this.setStart(k, pos);
+    return pos;
+  }
+}

@@ -1,0 +1,505 @@
+// The compiled index cache of `scan` (issue 11, item 5): the records a scan loaded (validated and
+// merged) and its built match engine (patterns, byte index, WebAssembly chain table), stored once
+// under the user's cache folder, so the next scan with the same record files starts without
+// parsing, validating, classifying or indexing anything.
+//
+// Key: sha256 of the cache format, the running program's own code (the bundle's bytes: a new build
+// never reads an old build's index), whether bundled records are included, and every record
+// source: its origin, path, and each of its files' path, size and sha256 of its content. A changed,
+// added or removed record file is a different key; the old file is evicted later (the newest
+// MAX_ENTRIES stay).
+//
+// File: "EEIDX\x01\n", u32 header length, header JSON {format, key, sections: [{name, length,
+// sha256}]}, then the sections in order. Every section's sha256 is verified before anything of it
+// is used; a file that is truncated, has a flipped byte, another format or another key is not used
+// (the scan loads and builds as if there were no cache, and writes a good one). Writes go to a
+// temporary file renamed into place, so a reader sees the old file or the new one, never half.
+//
+// Records come back lazily: the fields matching, ranking, confidence and the json/count output use
+// are decoded with the index ("lite" columns); the rest (documentation, solutions, source code…)
+// is parsed from the record's own JSON the first time one of them is read (text and sarif output,
+// once per record shown).
+import { createHash } from 'node:crypto';
+import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import * as path from 'node:path';
+import * as v8 from 'node:v8';
+import { Catalog, safeCaptureNames } from '../core/catalog';
+import { type EngineEntry, type EngineSnapshot, MatchEngine } from '../core/engine';
+import type { ErrorRecord, RecordOrigin, RecordProblem } from '../core/record';
+import { listRecordFiles } from '../core/records/walk';
+
+const MAGIC = Buffer.from('EEIDX\x01\n', 'latin1');
+/** Bump when the file layout or what a section holds changes. */
+const FORMAT = 2;
+/** Cache files kept (newest first by modification time); older ones are removed after a write. */
+const MAX_ENTRIES = 4;
+/** Record sources smaller than this load faster than a cache file is read: not cached. */
+export const DEFAULT_MIN_BYTES = 2 << 20;
+
+/** Fields decoded with the index: what matching, ranking, confidence and json/count output read. */
+const LITE = ['id', 'repo', 'slug', 'errorCode', 'errorMessage', 'messagePattern', 'errorType', 'errorClass', 'httpStatus', 'severity', 'filePath', 'lineNumber', 'githubUrl', 'tags', 'analyzedSha', 'schemaVersion'] as const;
+/** The rest of a record, parsed on first use. */
+const HEAVY = ['sourceCode', 'sourceCodeStart', 'sourceCodeEnd', 'documentation', 'triggerScenarios', 'commonSituations', 'solutions', 'exampleFix', 'handlingStrategy', 'validationCode', 'typeGuard', 'tryCatchPattern', 'preventionTips', 'backgroundTag', 'analyzedAt'] as const;
+
+/** Where cache files live: $ERROR_EXPLAINER_INDEX_CACHE, else <cache home>/error-explainer/index. */
+export function indexCacheDir(env: Record<string, string | undefined>): string {
+  if (env['ERROR_EXPLAINER_INDEX_CACHE']) return env['ERROR_EXPLAINER_INDEX_CACHE'];
+  const home = env['HOME'] ?? env['USERPROFILE'] ?? '.';
+  const base = env['XDG_CACHE_HOME'] || (env['LOCALAPPDATA'] ?? path.join(home, '.cache'));
+  return path.join(base, 'error-explainer', 'index');
+}
+
+export interface CacheSource {
+  origin: RecordOrigin;
+  path: string;
+}
+
+/** What a cached load gives back (as cli/records.ts loadCatalog returns it). */
+export interface CachedLoad {
+  catalog: Catalog;
+  problems: RecordProblem[];
+  sources: { origin: RecordOrigin; path: string; records: number }[];
+}
+
+/** The key of a set of record sources, and their total size; undefined when a source cannot be listed or read. */
+export async function cacheKey(sources: readonly CacheSource[], noBundled: boolean, dir?: string): Promise<{ key: string; bytes: number; rememberHashes: () => void } | undefined> {
+  const known = knownHashes(dir);
+  const h = createHash('sha256');
+  h.update(`format ${FORMAT}\0`);
+  h.update(codeHash());
+  h.update(`\0bundled ${noBundled ? 0 : 1}\0`);
+  let bytes = 0;
+  for (const s of sources) {
+    h.update(`source\0${s.origin}\0${path.resolve(s.path)}\0`);
+    const walked = await listRecordFiles(s.path);
+    if (walked.problems.length) return undefined; // links refused etc.: the loader reports them; no cache
+    for (const f of walked.files) {
+      const got = fileHash(f, known);
+      if (!got) return undefined;
+      bytes += got.size;
+      h.update(`file\0${f}\0${got.size}\0${got.sha256}\0`);
+    }
+  }
+  // (saved only by a caller that caches this set: small sets leave no file behind)
+  return { key: h.digest('hex'), bytes, rememberHashes: () => dir && known.changed && saveKnownHashes(dir, known) };
+}
+
+/** Content hashes of record files seen before, by real path: reused while the file's size,
+ * modification time and inode are those it had when it was hashed, and that time was more than
+ * RACY_MS before the hash was taken (a file written again within the same clock tick as its last
+ * hash is hashed again: git's racy-timestamp rule). */
+interface KnownHashes {
+  files: Record<string, { size: number; mtimeMs: number; ino: number; sha256: string; hashedAt: number }>;
+  changed: boolean;
+}
+
+const RACY_MS = 2000;
+
+function knownHashes(dir: string | undefined): KnownHashes {
+  if (!dir) return { files: {}, changed: false };
+  try {
+    const v = JSON.parse(readFileSync(path.join(dir, 'hashes.json'), 'utf8')) as { format?: number; files?: KnownHashes['files'] };
+    if (v && v.format === FORMAT && v.files && typeof v.files === 'object') return { files: v.files, changed: false };
+  } catch {
+    // none yet, or unreadable: hash every file
+  }
+  return { files: {}, changed: false };
+}
+
+function saveKnownHashes(dir: string, known: KnownHashes): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+    const target = path.join(dir, 'hashes.json');
+    const tmp = `${target}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify({ format: FORMAT, files: known.files }));
+    renameSync(tmp, target);
+  } catch {
+    // the next run hashes again
+  }
+}
+
+function fileHash(file: string, known: KnownHashes): { size: number; sha256: string } | undefined {
+  try {
+    const real = realpathSync(file);
+    const st = statSync(real);
+    const k = known.files[real];
+    if (k && k.size === st.size && k.mtimeMs === st.mtimeMs && k.ino === st.ino && k.hashedAt - st.mtimeMs > RACY_MS && /^[0-9a-f]{64}$/.test(k.sha256)) {
+      return { size: k.size, sha256: k.sha256 };
+    }
+    const hashedAt = Date.now();
+    const data = readFileSync(real);
+    const sha256 = createHash('sha256').update(data).digest('hex');
+    known.files[real] = { size: data.length, mtimeMs: st.mtimeMs, ino: st.ino, sha256, hashedAt };
+    known.changed = true;
+    return { size: data.length, sha256 };
+  } catch {
+    return undefined;
+  }
+}
+
+let codeHashCache: string | undefined;
+/** sha256 of this program's code (the bundle, dist/cli.js, when bundled). */
+function codeHash(): string {
+  if (codeHashCache === undefined) {
+    let code: Buffer;
+    try {
+      code = readFileSync(__filename);
+    } catch {
+      code = Buffer.from('unknown');
+    }
+    codeHashCache = createHash('sha256').update(code).digest('hex');
+  }
+  return codeHashCache;
+}
+
+function fileOf(dir: string, key: string): string {
+  return path.join(dir, `${key}.eeidx`);
+}
+
+/** The full records of a cache entry: a file of their own, read only when full records are needed. */
+function recordsFileOf(dir: string, key: string): string {
+  return path.join(dir, `${key}.eerec`);
+}
+
+interface Header {
+  format: number;
+  key: string;
+  sections: { name: string; length: number; sha256: string }[];
+  /** The .eerec file: the records' JSON, one after the other. */
+  records: { length: number; sha256: string };
+}
+
+/** Why a cache file was not used (for --verbose style messages and tests); undefined: used. */
+export type CacheMiss = 'absent' | 'unreadable' | 'magic' | 'header' | 'format' | 'key' | 'truncated' | 'checksum' | 'content';
+
+/** The cached load of `key` from `dir`, or why there is none. Never throws. `full`: the caller
+ * reads records' prose (text, sarif): the records file is read and verified now; otherwise the
+ * first read of a heavy field does it (and throws a clear error when it fails). */
+export function readCache(dir: string, key: string, opts: { full?: boolean } = {}): { load: CachedLoad } | { miss: CacheMiss } {
+  let buf: Buffer;
+  try {
+    buf = readFileSync(fileOf(dir, key));
+  } catch (e) {
+    return { miss: (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'absent' : 'unreadable' };
+  }
+  if (buf.length < MAGIC.length + 4 || !buf.subarray(0, MAGIC.length).equals(MAGIC)) return { miss: 'magic' };
+  const headerLength = buf.readUInt32LE(MAGIC.length);
+  let at = MAGIC.length + 4;
+  if (at + headerLength > buf.length) return { miss: 'truncated' };
+  let header: Header;
+  try {
+    header = JSON.parse(buf.toString('utf8', at, at + headerLength)) as Header;
+  } catch {
+    return { miss: 'header' };
+  }
+  if (!header || typeof header !== 'object' || !Array.isArray(header.sections) || !header.records || typeof header.records.length !== 'number') return { miss: 'header' };
+  if (header.format !== FORMAT) return { miss: 'format' };
+  if (header.key !== key) return { miss: 'key' };
+  at += headerLength;
+  const sections = new Map<string, Buffer>();
+  for (const s of header.sections) {
+    if (typeof s.length !== 'number' || s.length < 0 || at + s.length > buf.length) return { miss: 'truncated' };
+    const data = buf.subarray(at, at + s.length);
+    if (createHash('sha256').update(data).digest('hex') !== s.sha256) return { miss: 'checksum' };
+    sections.set(s.name, data);
+    at += s.length;
+  }
+  if (at !== buf.length) return { miss: 'truncated' };
+  const recordsFile = recordsFileOf(dir, key);
+  const blob = new RecordsBlob(recordsFile, header.records.length, header.records.sha256);
+  if (opts.full) {
+    const why = blob.load();
+    if (why) return { miss: why };
+  } else {
+    try {
+      if (statSync(recordsFile).size !== header.records.length) return { miss: 'truncated' };
+    } catch {
+      return { miss: 'absent' };
+    }
+  }
+  try {
+    return { load: decode(sections, blob) };
+  } catch {
+    return { miss: 'content' };
+  }
+}
+
+/** The records file of a cache entry, read and verified once, when first needed. */
+class RecordsBlob {
+  private data: Buffer | undefined;
+  constructor(
+    private readonly file: string,
+    private readonly length: number,
+    private readonly sha256: string,
+  ) {}
+
+  /** Reads and verifies the file; the reason it is not usable, or undefined. */
+  load(): CacheMiss | undefined {
+    if (this.data) return undefined;
+    let data: Buffer;
+    try {
+      data = readFileSync(this.file);
+    } catch (e) {
+      return (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'absent' : 'unreadable';
+    }
+    if (data.length !== this.length) return 'truncated';
+    if (createHash('sha256').update(data).digest('hex') !== this.sha256) return 'checksum';
+    this.data = data;
+    return undefined;
+  }
+
+  /** The verified bytes; throws (naming the file and what to do) when they cannot be had. */
+  bytes(): Buffer {
+    const why = this.load();
+    if (why) {
+      try {
+        unlinkSync(this.file); // the next run writes a good one
+      } catch {
+        // already gone
+      }
+      throw new Error(`the index cache's record file ${this.file} is ${why === 'absent' ? 'missing' : why === 'checksum' ? 'corrupted' : why}: it was removed; run again (or use --no-cache)`);
+    }
+    return this.data!;
+  }
+}
+
+interface Meta {
+  problems: RecordProblem[];
+  sources: CachedLoad['sources'];
+  count: number;
+}
+
+function decode(sections: Map<string, Buffer>, blob: RecordsBlob): CachedLoad {
+  const need = (name: string): Buffer => {
+    const s = sections.get(name);
+    if (!s) throw new Error(`no ${name} section`);
+    return s;
+  };
+  const meta = JSON.parse(need('meta').toString('utf8')) as Meta;
+  // lite rows: one JSON array per record ([...LITE fields, capture names]), parsed when the record is first read
+  const liteText = need('lite');
+  const liteAt = v8.deserialize(need('liteOffsets')) as Float64Array;
+  const offsets = v8.deserialize(need('recordOffsets')) as Float64Array;
+  const snapshot = v8.deserialize(need('engine')) as EngineSnapshot;
+  const n = meta.count;
+  if (!(liteAt instanceof Float64Array) || !(offsets instanceof Float64Array) || liteAt.length !== n + 1 || offsets.length !== n + 1 || liteAt[n] !== liteText.length) throw new Error('record count');
+  const store: Store = { blob, offsets };
+  const records = lazyList<ErrorRecord>(n, (i) => lazyRecord(JSON.parse(liteText.toString('utf8', liteAt[i]!, liteAt[i + 1]!)) as unknown[], store, i));
+  const entries = lazyList<EngineEntry>(n, (i) => {
+    const r = records[i]!;
+    return { id: r.id, pattern: r.messagePattern, captureNames: (r as unknown as Lazy)[CAPTURES], errorCode: r.errorCode };
+  });
+  const engine = MatchEngine.restore(entries, snapshot);
+  return { catalog: new Catalog(records, engine), problems: meta.problems, sources: meta.sources };
+}
+
+interface Store {
+  blob: RecordsBlob;
+  offsets: Float64Array;
+}
+
+const STORE = Symbol('store');
+const INDEX = Symbol('index');
+const CAPTURES = Symbol('captures');
+
+interface Lazy {
+  [STORE]: Store;
+  [INDEX]: number;
+  [CAPTURES]: string[];
+}
+
+/**
+ * An array of n items made on first read (`make(i)`, then kept): the cached catalog's records and
+ * engine entries, so a scan pays only for the records it matches. Indexing, length, iteration and
+ * the array methods work as on an array (reads only).
+ */
+function lazyList<T>(n: number, make: (i: number) => T): T[] {
+  const made = new Array<T | undefined>(n);
+  const index = (k: string | symbol): number => {
+    if (typeof k !== 'string') return -1;
+    const c = k.charCodeAt(0);
+    if (c < 48 || c > 57) return -1;
+    const i = Number(k);
+    return Number.isInteger(i) && i < n && String(i) === k ? i : -1;
+  };
+  return new Proxy([] as T[], {
+    get(target, k, receiver) {
+      const i = index(k);
+      if (i >= 0) return (made[i] ??= make(i));
+      if (k === 'length') return n;
+      return Reflect.get(target, k, receiver);
+    },
+    has(target, k) {
+      return index(k) >= 0 || Reflect.has(target, k);
+    },
+    getOwnPropertyDescriptor(target, k) {
+      const i = index(k);
+      if (i >= 0) return { value: (made[i] ??= make(i)), writable: false, enumerable: true, configurable: true };
+      if (k === 'length') return { value: n, writable: true, enumerable: false, configurable: false };
+      return Reflect.getOwnPropertyDescriptor(target, k);
+    },
+    ownKeys(target) {
+      const keys: (string | symbol)[] = [];
+      for (let i = 0; i < n; i++) keys.push(String(i));
+      return [...keys, ...Reflect.ownKeys(target)];
+    },
+    set() {
+      return false;
+    },
+    deleteProperty() {
+      return false;
+    },
+  });
+}
+
+/** Replaces the heavy accessors of a lazy record by the parsed values (own, enumerable: then it is
+ * an ordinary record, JSON.stringify and spreading included). */
+function materialize(o: Lazy): void {
+  const s = o[STORE];
+  const i = o[INDEX];
+  const full = JSON.parse(s.blob.bytes().toString('utf8', s.offsets[i]!, s.offsets[i + 1]!)) as Record<string, unknown>;
+  for (const k of HEAVY) Object.defineProperty(o, k, { value: full[k] ?? null, writable: true, enumerable: true, configurable: true });
+}
+
+const LAZY_PROTO: object = (() => {
+  const proto: Record<string, unknown> = {};
+  for (const k of HEAVY) {
+    Object.defineProperty(proto, k, {
+      get(this: Lazy) {
+        materialize(this);
+        return (this as unknown as Record<string, unknown>)[k];
+      },
+      set(this: Lazy, v: unknown) {
+        materialize(this);
+        (this as unknown as Record<string, unknown>)[k] = v;
+      },
+      enumerable: false,
+      configurable: true,
+    });
+  }
+  Object.defineProperty(proto, 'toJSON', {
+    value(this: Lazy) {
+      if (Object.getOwnPropertyDescriptor(this, HEAVY[0]) === undefined) materialize(this);
+      return { ...(this as unknown as Record<string, unknown>) };
+    },
+    enumerable: false,
+  });
+  return proto;
+})();
+
+function lazyRecord(row: unknown[], store: Store, i: number): ErrorRecord {
+  if (!Array.isArray(row) || row.length !== LITE.length + 1 || !Array.isArray(row[LITE.length])) throw new Error(`index cache: record ${i} is not a lite row`);
+  const o = Object.create(LAZY_PROTO) as Record<string | symbol, unknown>;
+  for (let k = 0; k < LITE.length; k++) o[LITE[k]!] = row[k];
+  Object.defineProperty(o, STORE, { value: store });
+  Object.defineProperty(o, INDEX, { value: i });
+  Object.defineProperty(o, CAPTURES, { value: row[LITE.length] });
+  return o as unknown as ErrorRecord;
+}
+
+/** Writes the cache file of `key` (atomically), then keeps the newest MAX_ENTRIES. Errors are returned, never thrown. */
+export function writeCache(dir: string, key: string, load: CachedLoad): string | undefined {
+  try {
+    const records = load.catalog.records;
+    const n = records.length;
+    const liteParts: Buffer[] = [];
+    const liteAt = new Float64Array(n + 1);
+    let liteSize = 0;
+    const offsets = new Float64Array(n + 1);
+    const parts: Buffer[] = [];
+    let size = 0;
+    for (let i = 0; i < n; i++) {
+      const r = records[i]!;
+      const row = Buffer.from(JSON.stringify([...LITE.map((k) => (r as unknown as Record<string, unknown>)[k] ?? null), safeCaptureNames(r)]), 'utf8');
+      liteAt[i] = liteSize;
+      liteParts.push(row);
+      liteSize += row.length;
+      const json = Buffer.from(JSON.stringify(r), 'utf8');
+      offsets[i] = size;
+      parts.push(json);
+      size += json.length;
+    }
+    liteAt[n] = liteSize;
+    offsets[n] = size;
+    const meta: Meta = { problems: load.problems, sources: load.sources, count: n };
+    const sections: [string, Buffer][] = [
+      ['meta', Buffer.from(JSON.stringify(meta), 'utf8')],
+      ['lite', Buffer.concat(liteParts, liteSize)],
+      ['liteOffsets', v8.serialize(liteAt)],
+      ['recordOffsets', v8.serialize(offsets)],
+      ['engine', v8.serialize(load.catalog.engine.snapshot())],
+    ];
+    const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+    const blob = Buffer.concat(parts, size);
+    const header = Buffer.from(
+      JSON.stringify({
+        format: FORMAT,
+        key,
+        sections: sections.map(([name, data]) => ({ name, length: data.length, sha256: sha(data) })),
+        records: { length: blob.length, sha256: sha(blob) },
+      } satisfies Header),
+      'utf8',
+    );
+    const len = Buffer.alloc(4);
+    len.writeUInt32LE(header.length);
+    mkdirSync(dir, { recursive: true });
+    // the records file first: an index file in place always has its records file beside it
+    writeAtomically(recordsFileOf(dir, key), [blob]);
+    writeAtomically(fileOf(dir, key), [MAGIC, len, header, ...sections.map(([, d]) => d)]);
+    evict(dir);
+    return undefined;
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
+
+function writeAtomically(target: string, parts: Buffer[]): void {
+  const tmp = `${target}.${process.pid}.tmp`;
+  const fd = openSync(tmp, 'w', 0o600);
+  try {
+    for (const b of parts) writeSync(fd, b);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, target);
+}
+
+function evict(dir: string): void {
+  const names = readdirSync(dir);
+  // a records file whose index file is gone (a writer that died between the two renames)
+  for (const f of names) {
+    if (f.endsWith('.eerec') && !names.includes(f.replace(/\.eerec$/, '.eeidx'))) {
+      try {
+        unlinkSync(path.join(dir, f));
+      } catch {
+        // another scan removed it
+      }
+    }
+  }
+  const files = names
+    .filter((f) => f.endsWith('.eeidx') || f.endsWith('.tmp'))
+    .map((f) => {
+      const p = path.join(dir, f);
+      try {
+        return { p, t: statSync(p).mtimeMs, tmp: f.endsWith('.tmp') };
+      } catch {
+        return undefined;
+      }
+    })
+    .filter((x): x is { p: string; t: number; tmp: boolean } => !!x)
+    .sort((a, b) => b.t - a.t);
+  let kept = 0;
+  const now = Date.now();
+  for (const f of files) {
+    // a temporary file of a writer that died (over an hour old); a live writer's is left alone
+    const drop = f.tmp ? now - f.t > 3600_000 : ++kept > MAX_ENTRIES;
+    if (!drop) continue;
+    for (const p of f.tmp ? [f.p] : [f.p, f.p.replace(/\.eeidx$/, '.eerec')]) {
+      try {
+        unlinkSync(p);
+      } catch {
+        // another scan removed it
+      }
+    }
+  }
+}

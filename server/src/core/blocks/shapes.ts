@@ -1,0 +1,289 @@
+// The shape of one line of log text, from its own text alone: a stack-frame line, a traceback
+// header, a chain marker, a Go/Rust panic header, ... or plain text. Shapes are found after any
+// prefix (a timestamp, a logger name, `web_1  | `, pytest's `E   `): `at` is where the shape's
+// token starts, and the prefix is the text before it. Whether a plain line is an exception line or
+// quoted code needs its neighbours: see parse.ts.
+//
+// Every regular expression here runs on one line at a time and is linear in its length (no nested
+// or adjacent unbounded quantifiers that can overlap); lines longer than MAX_SHAPE_LINE are text.
+
+/** Lines longer than this are never frames or headers (they can still be an exception's message). */
+export const MAX_SHAPE_LINE = 4096;
+
+export type ShapeKind =
+  | 'text'
+  | 'blank'
+  | 'py-header' // Traceback (most recent call last):
+  | 'py-chain' // During handling of the above exception, ... / The above exception was the direct cause ...
+  | 'py-frame' // File "x.py", line 12, in f
+  | 'py-repeat' // [Previous line repeated 996 more times]
+  | 'java-thread' // Exception in thread "main" java.lang.X: msg
+  | 'caused-by' // Caused by: X: msg
+  | 'suppressed' // Suppressed: X: msg
+  | 'java-more' // ... 2 more | ... 12 common frames omitted
+  | 'at-java' // at pkg.Class.method(File.java:12)
+  | 'at-js' // at f (file:1:2) | at file:1:2 | at async f (...) | at new X (...) | at <anonymous>
+  | 'js-more' // ... 2 lines matching cause stack trace ...
+  | 'go-panic' // panic: msg | fatal error: msg
+  | 'goroutine' // goroutine 1 [running]:
+  | 'go-file' // \t/path/x.go:12 +0x1d
+  | 'go-exit' // exit status 2
+  | 'rust-panic' // thread 'main' panicked at src/x.rs:2:5:
+  | 'rust-note' // note: run with `RUST_BACKTRACE=1` ... | note: Some details are omitted ...
+  | 'rust-backtrace'; // stack backtrace:
+
+export interface FrameLocation {
+  file: string;
+  line: number;
+  column?: number;
+  function?: string;
+  /** The location's span in the (stripped) text: `file:line[:col]` or the quoted file name. */
+  start: number;
+  end: number;
+}
+
+export interface Shape {
+  kind: ShapeKind;
+  /** Start of the shape's token in the stripped text (its prefix and indentation come before). */
+  at: number;
+  /** Frame lines (and a Rust panic header): the location. */
+  frame?: FrameLocation;
+  /** Headers that name the exception: class and message spans in the stripped text. */
+  cls?: [number, number];
+  msg?: [number, number];
+  /** `[ERR_X]` after a JS error class. */
+  code?: string;
+  chain?: 'caused-by' | 'during-handling';
+  /** A JS frame ending with ` {`: Node prints the error's own properties after it. */
+  props?: boolean;
+}
+
+const TEXT: Shape = Object.freeze({ kind: 'text', at: 0 }) as Shape;
+const BLANK: Shape = Object.freeze({ kind: 'blank', at: 0 }) as Shape;
+
+/** One test for "could this line have a shape at all": most log lines fail it at once. */
+const MAYBE = /File "|Traceback|(?:^|\s)at\s|\.\.\. \d|Caused by: |Suppressed: |panic|goroutine |\.go:\d|exit status|During handling|The above exception|thread '|note: |stack backtrace:|Exception in thread|\[Previous line/;
+
+const PY_HEADER = /(?:^|[\s|\]>:])(Traceback \(most recent call last\):)$/;
+const PY_CHAIN = /(?:^|[\s|\]>:])(During handling of the above exception, another exception occurred:|The above exception was the direct cause of the following exception:)$/;
+const PY_FRAME = /(?:^|\s)File "([^"]*)", line (\d{1,9})(?:, in (.+))?$/;
+const PY_REPEAT = /(?:^|\s)\[Previous line repeated \d{1,9} more times?\]$/;
+const JAVA_CLASS = '((?:[A-Za-z_$][\\w$]*\\.)*[A-Za-z_$][\\w$]*)';
+const JAVA_THREAD = new RegExp(`(?:^|\\s)Exception in thread "[^"]*" ${JAVA_CLASS}(?:(:) ?(.*))?$`);
+const CAUSED_BY = new RegExp(`(?:^|\\s)Caused by: ${JAVA_CLASS}(?:(:) ?(.*))?$`);
+const SUPPRESSED = new RegExp(`(?:^|\\s)Suppressed: ${JAVA_CLASS}(?:(:) ?(.*))?$`);
+const JAVA_MORE = /(?:^|\s)\.\.\. \d{1,9} (?:more|common frames omitted)$/;
+/** `at [module/ | loader//]pkg.Class.method(Location)`, optionally `~[jar:version]` (logback). */
+const AT_JAVA = /(?:^|\s)at (?:[\w$.@-]*\/){0,3}([\w$.<>-]+)\(([^()]*)\)(?: ~?\[[^\]]*\])?$/;
+const AT_JS = /(?:^|\s)at (?:async )?(?:(\S(?:.*\S)?) \((.*)\)|(\S+))( \{)?$/;
+const JS_MORE = /(?:^|\s)\.\.\. \d{1,9} lines? matching cause stack trace \.\.\.$/;
+const GO_PANIC = /(?:^|\s)(?:panic|fatal error): /;
+const GOROUTINE = /(?:^|\s)goroutine \d{1,12} \[[^\]]*\]:$/;
+const GO_FILE = /\t((?:[A-Za-z]:)?[^\t]*\.go):(\d{1,9})(?: \+0x[0-9a-f]+)?$/;
+const GO_EXIT = /(?:^|\s)exit status \d{1,5}$/;
+const RUST_PANIC = /(?:^|\s)thread '[^']*'(?: \(\d+\))? panicked at (?:'(.*)', )?(\S+?):(\d{1,9}):(\d{1,9}):?$/;
+const RUST_NOTE = /(?:^|\s)note: (?:run with `RUST_BACKTRACE=|Some details are omitted)/;
+const RUST_BACKTRACE = /(?:^|\s)stack backtrace:$/;
+const LOCATION = /^(.*?):(\d{1,9})(?::(\d{1,9}))?$/;
+
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a || c === 0x0b || c === 0x0c || c === 0xa0;
+}
+
+/** Is the text before a frame token indentation (or a prefix followed by indentation)? */
+function indented(text: string, at: number, minRun: number): boolean {
+  if (at === 0) return true;
+  let k = at;
+  while (k > 0 && (text.charCodeAt(k - 1) === 0x20 || text.charCodeAt(k - 1) === 0x09)) k--;
+  if (k === 0) return true;
+  const run = at - k;
+  return run >= minRun || text.charCodeAt(at - 1) === 0x09;
+}
+
+function tokenStart(m: RegExpExecArray, token: string): number {
+  return m.index + m[0].indexOf(token);
+}
+
+/** A JS frame's `file:line:col` (or `file:line`); undefined for `<anonymous>`, `native`, `index 0`. */
+export function parseJsLocation(loc: string, at: number): { file: string; line: number; column?: number; start: number; end: number } | undefined {
+  let s = loc;
+  let off = at;
+  // `eval at f (file:1:2), <anonymous>:1:1`: the location of the eval call
+  const inner = /\(([^()]+:\d+:\d+)\)/.exec(s);
+  if (inner && s.indexOf('eval at') >= 0) {
+    off += inner.index + 1;
+    s = inner[1]!;
+  }
+  const m = LOCATION.exec(s);
+  if (!m || !m[1]) return undefined;
+  return { file: m[1], line: Number(m[2]), ...(m[3] ? { column: Number(m[3]) } : {}), start: off, end: off + s.length };
+}
+
+/** The shape of a line (ANSI already stripped). */
+export function classify(raw: string): Shape {
+  const n = raw.length;
+  let e = n;
+  while (e > 0 && isSpace(raw.charCodeAt(e - 1))) e--;
+  if (e === 0) return BLANK;
+  if (n > MAX_SHAPE_LINE || !MAYBE.test(raw)) return TEXT;
+  const text = e === n ? raw : raw.slice(0, e);
+  let m: RegExpExecArray | null;
+  if (text.indexOf('File "') >= 0 && (m = PY_FRAME.exec(text))) {
+    const at = tokenStart(m, 'File "');
+    if (indented(text, at, 1)) {
+      const fileStart = at + 6;
+      return {
+        kind: 'py-frame',
+        at,
+        frame: { file: m[1]!, line: Number(m[2]), ...(m[3] ? { function: m[3] } : {}), start: fileStart, end: fileStart + m[1]!.length },
+      };
+    }
+  }
+  if ((m = PY_HEADER.exec(text))) return { kind: 'py-header', at: tokenStart(m, 'Traceback') };
+  if ((m = PY_CHAIN.exec(text))) {
+    const t = m[1]!;
+    return { kind: 'py-chain', at: tokenStart(m, t), chain: t.startsWith('During') ? 'during-handling' : 'caused-by' };
+  }
+  if ((m = PY_REPEAT.exec(text))) return { kind: 'py-repeat', at: tokenStart(m, '[') };
+  if (text.indexOf('at ') >= 0) {
+    if ((m = AT_JAVA.exec(text))) {
+      const at = tokenStart(m, 'at ');
+      if (indented(text, at, 2)) {
+        const full = m[1]!;
+        const loc = m[2]!;
+        const locStart = m.index + m[0].lastIndexOf('(' + loc + ')') + 1;
+        const lm = /^(.*):(\d{1,9})$/.exec(loc);
+        const dot = full.lastIndexOf('.');
+        const cls = dot > 0 ? full.slice(0, dot) : full;
+        const frame: FrameLocation | undefined = lm
+          ? { file: javaPath(cls, lm[1]!), line: Number(lm[2]), function: full, start: locStart, end: locStart + loc.length }
+          : undefined;
+        return { kind: 'at-java', at, ...(frame ? { frame } : {}) };
+      }
+    }
+    if ((m = AT_JS.exec(text))) {
+      const at = tokenStart(m, 'at ');
+      if (indented(text, at, 2)) {
+        const fn = m[1];
+        const locText = m[2] ?? m[3]!;
+        const locAt = m.index + m[0].lastIndexOf(locText);
+        const loc = parseJsLocation(locText, locAt);
+        const frame: FrameLocation | undefined = loc ? { ...loc, ...(fn ? { function: fn.replace(/^async /, '') } : {}) } : undefined;
+        // `at X` without parentheses must be a location (`at file:1:2`) or a known marker
+        if (frame || fn !== undefined || /^(?:<anonymous>|native)$/.test(locText)) return { kind: 'at-js', at, ...(frame ? { frame } : {}), ...(m[4] ? { props: true } : {}) };
+      }
+    }
+  }
+  if ((m = JAVA_THREAD.exec(text))) return header('java-thread', text, m, tokenStart(m, 'Exception in thread'));
+  if ((m = CAUSED_BY.exec(text))) return header('caused-by', text, m, tokenStart(m, 'Caused by: '));
+  if ((m = SUPPRESSED.exec(text))) return header('suppressed', text, m, tokenStart(m, 'Suppressed: '));
+  if ((m = JAVA_MORE.exec(text))) return { kind: 'java-more', at: tokenStart(m, '...') };
+  if ((m = JS_MORE.exec(text))) return { kind: 'js-more', at: tokenStart(m, '...') };
+  if ((m = GOROUTINE.exec(text))) return { kind: 'goroutine', at: tokenStart(m, 'goroutine') };
+  if (text.indexOf('\t') >= 0 && (m = GO_FILE.exec(text))) {
+    const at = m.index + 1;
+    return { kind: 'go-file', at, frame: { file: m[1]!, line: Number(m[2]), start: at, end: at + m[1]!.length + 1 + m[2]!.length } };
+  }
+  if ((m = GO_EXIT.exec(text))) return { kind: 'go-exit', at: tokenStart(m, 'exit status') };
+  if ((m = RUST_PANIC.exec(text))) {
+    const at = tokenStart(m, 'thread');
+    const file = m[2]!;
+    const locStart = m.index + m[0].lastIndexOf(`${file}:${m[3]}:${m[4]}`);
+    const shape: Shape = {
+      kind: 'rust-panic',
+      at,
+      frame: { file, line: Number(m[3]), column: Number(m[4]), start: locStart, end: locStart + file.length + m[3]!.length + m[4]!.length + 2 },
+    };
+    if (m[1] !== undefined) {
+      // old format: thread 'main' panicked at 'message', src/main.rs:2:5
+      const ms = text.indexOf("'", text.indexOf('panicked at ') + 11) + 1;
+      shape.msg = [ms, ms + m[1].length];
+    }
+    return shape;
+  }
+  if ((m = RUST_NOTE.exec(text))) return { kind: 'rust-note', at: tokenStart(m, 'note: ') };
+  if ((m = RUST_BACKTRACE.exec(text))) return { kind: 'rust-backtrace', at: tokenStart(m, 'stack backtrace:') };
+  if ((m = GO_PANIC.exec(text))) {
+    const at = m.index + (m[0].startsWith('p') || m[0].startsWith('f') ? 0 : 1);
+    const ms = m.index + m[0].length;
+    return { kind: 'go-panic', at, msg: [ms, text.length] };
+  }
+  return TEXT;
+}
+
+function header(kind: ShapeKind, text: string, m: RegExpExecArray, at: number): Shape {
+  const cls = m[1]!;
+  const cs = text.indexOf(cls, at);
+  const shape: Shape = { kind, at, cls: [cs, cs + cls.length] };
+  if (m[2]) {
+    const ms = m[3] !== undefined ? text.length - m[3].length : text.length;
+    shape.msg = [ms, text.length];
+  } else shape.msg = [text.length, text.length];
+  return shape;
+}
+
+/** `java.lang.Integer` + `Integer.java` -> `java/lang/Integer.java` (a path records can end with). */
+export function javaPath(cls: string, file: string): string {
+  if (file.indexOf('/') >= 0 || file.indexOf('\\') >= 0) return file;
+  const dot = cls.lastIndexOf('.');
+  return dot > 0 ? `${cls.slice(0, dot).replace(/\./g, '/')}/${file}` : file;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exception lines (need their position in a block; see parse.ts)
+
+/** Error-class names a stack-trace header starts with when nothing else says it is one. */
+const CLASS_SUFFIX = '(?:Error|Exception|Throwable|Failure|Fault|Warning|Rejection|Interrupt|Panic|Abort|Timeout|Exit)';
+const EXC_HEADER = new RegExp(`(^|[\\s:\\]|>(])(?:Uncaught )?((?:[A-Za-z_$][\\w$]*\\.)*(?:[A-Z_$][\\w$]*)?${CLASS_SUFFIX})(?: \\[([\\w.:-]{1,64})\\])?(:(?= |$)|$)`, 'g');
+/** How far into a line an exception class is looked for. */
+const HEADER_SCAN = 512;
+
+export interface HeaderMatch {
+  cls: [number, number];
+  msg: [number, number];
+  code?: string;
+}
+
+/** The first `SomeError: message` / `pkg.SomeException` (at the end of the line) in a line, if any. */
+export function exceptionHeader(text: string): HeaderMatch | undefined {
+  const t = text.length > HEADER_SCAN ? text.slice(0, HEADER_SCAN) : text.trimEnd();
+  if (t.indexOf('Error') < 0 && !/Exception|Throwable|Failure|Fault|Warning|Rejection|Interrupt|Panic|Abort|Timeout|Exit/.test(t)) return undefined;
+  EXC_HEADER.lastIndex = 0;
+  const m = EXC_HEADER.exec(t);
+  if (!m) return undefined;
+  const cs = m.index + m[1]!.length + (m[0].slice(m[1]!.length).startsWith('Uncaught ') ? 9 : 0);
+  const ce = cs + m[2]!.length;
+  const after = m.index + m[0].length;
+  let ms = after;
+  const end = text.trimEnd().length;
+  if (m[4] === ':' && text.charCodeAt(ms) === 0x20) ms++;
+  return { cls: [cs, ce], msg: [Math.min(ms, end), end], ...(m[3] ? { code: m[3] } : {}) };
+}
+
+const PY_CLASS = /^([A-Za-z_][\w]*(?:\.(?:<locals>|[A-Za-z_][\w]*))*)(?:(:)(?: |$)|$)/;
+
+/** A Python exception line's class and message (the text after its indentation), or undefined. */
+export function pythonException(body: string, from: number): HeaderMatch | undefined {
+  const m = PY_CLASS.exec(body.length > HEADER_SCAN ? body.slice(from, from + HEADER_SCAN) : body.slice(from));
+  if (!m) return undefined;
+  const cs = from;
+  const ce = from + m[1]!.length;
+  const end = body.trimEnd().length;
+  const ms = Math.min(end, from + m[0].length);
+  return { cls: [cs, ce], msg: [ms, end] };
+}
+
+/** Does the line start a new log record (timestamp, level, JSON object)? Ends an exception message. */
+export function looksLikeRecordStart(text: string): boolean {
+  return /^\s*(?:[=_\-*#~]{8}|Exception ignored in:)|^\s*(?:\[?\d{4}-\d\d-\d\d|\[?\d\d:\d\d:\d\d|\[?\d\d?\/\w{3}\/\d{4}|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d|\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL|SEVERE|NOTICE)\b|\{")/.test(text);
+}
+
+/** A caret line under quoted code: `    ^^^^`, `~~~^^^`, `  ^`. */
+export function isCaretLine(body: string): boolean {
+  return /^\s*[~^]*\^[~^]*$/.test(body.length > MAX_SHAPE_LINE ? '' : body.trimEnd());
+}
+
+/** A shape that is a stack frame (or frame-like marker) by its own text: never an error of its own. */
+export function isFrameShape(kind: ShapeKind): boolean {
+  return kind === 'py-frame' || kind === 'at-java' || kind === 'at-js' || kind === 'go-file' || kind === 'goroutine' || kind === 'java-more' || kind === 'js-more' || kind === 'py-repeat';
+}

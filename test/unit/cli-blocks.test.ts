@@ -1,0 +1,276 @@
+// `error-explainer scan` on error blocks: one match per block on its exception line (the record its
+// frames say raised it, with "block" in json), none on frames or quoted code, plain lines as
+// before; what a parse of the whole text gives, through the byte scan (only windows around
+// matches are decoded, across the scan's byte blocks, wherever they end).
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Readable } from 'node:stream';
+import { AFTER, BlockContext } from '../../server/src/cli/blockContext';
+import { forEachMatchingLine } from '../../server/src/core/lineScan';
+import { findBlocks } from '../../server/src/core/blocks';
+import { Catalog, explainBlocks } from '../../server/src/core/catalog';
+import { parseRecordText } from '../../server/src/core/loader';
+import { TRACES, traceFiles, traceLines } from './traces';
+
+const ROOT = path.resolve(__dirname, '../..');
+const CLI = path.join(ROOT, 'dist/cli.js');
+const RECORDS = path.join(TRACES, 'records.json');
+const catalog = new Catalog(parseRecordText(readFileSync(RECORDS, 'utf8'), 'records.json').records);
+
+function scanJson(file: string): { line: number; id: string; block?: { firstLine: number; lastLine: number; kind: string } }[] {
+  const r = spawnSync(process.execPath, [CLI, 'scan', '--no-bundled', '--records', RECORDS, '--format', 'json', file], { cwd: ROOT, encoding: 'utf8', maxBuffer: 256 << 20 });
+  assert.equal(r.status, 0, r.stderr);
+  return r.stdout.trimEnd().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+}
+
+/** What scan must report for `lines`: per block its best match, per plain line every match (1-based). */
+function expected(lines: string[]): string[] {
+  const ex = explainBlocks(catalog, lines);
+  const out: { line: number; s: string }[] = [];
+  for (const b of ex.blocks) {
+    const best = b.matches[0];
+    if (!best) continue;
+    const at = b.lines.find((l) => l.matches.some((m) => m.record.id === best.record.id))!.line;
+    out.push({ line: at, s: `${at + 1} ${best.record.id} block ${b.block.kind} ${b.block.first + 1}-${b.block.last + 1}` });
+  }
+  for (const l of ex.lines) for (const m of l.matches) out.push({ line: l.line, s: `${l.line + 1} ${m.record.id}` });
+  return out.sort((a, b) => a.line - b.line || (a.s < b.s ? -1 : 1)).map((o) => o.s);
+}
+
+/** (the order of several records on one plain line is the engine's: compared sorted) */
+const rows = (rs: ReturnType<typeof scanJson>) =>
+  rs
+    .map((r) => ({ line: r.line, s: `${r.line} ${r.id}${r.block ? ` block ${r.block.kind} ${r.block.firstLine}-${r.block.lastLine}` : ''}` }))
+    .sort((a, b) => a.line - b.line || (a.s < b.s ? -1 : 1))
+    .map((o) => o.s);
+
+/** All traces with log lines between them (some without a blank line before the next trace). */
+function traceLog(): string[] {
+  const out: string[] = [];
+  traceFiles().forEach((name, i) => {
+    out.push(`2026-12-01 09:00:${String(i % 60).padStart(2, '0')} INFO step ${i}`);
+    if (i % 7 === 3) out.push("2026-12-01 09:00:00 ERROR unknown archive format 'zip'");
+    out.push(...traceLines(name));
+  });
+  return out;
+}
+
+describe('cli scan: error blocks', () => {
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'ee-cli-blocks-'));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('one match per block, on its exception line, the raising file\'s record; none on frames or quoted code', () => {
+    const lines = [...traceLines('python/shutil_archive.txt'), ...traceLines('node/picomatch_empty.txt'), "2026-12-01 ERROR unknown archive format 'zip'"];
+    const file = path.join(dir, 'small.log');
+    writeFileSync(file, lines.join('\n'));
+    const got = scanJson(file);
+    const exc = lines.findIndex((l) => l.startsWith("ValueError: unknown archive format 'foo'"));
+    const tb = lines.findIndex((l) => l.startsWith('Traceback'));
+    const quoted = lines.findIndex((l) => l.includes('raise ValueError("unknown archive format'));
+    const py = got.filter((r) => r.block?.kind === 'python');
+    assert.equal(py.length, 1);
+    assert.equal(py[0]!.line, exc + 1);
+    assert.deepEqual([py[0]!.block!.firstLine, py[0]!.block!.lastLine], [tb + 1, exc + 1]);
+    assert.equal(catalog.get(py[0]!.id)!.filePath, 'shutil.py');
+    const node = got.filter((r) => r.block?.kind === 'node');
+    assert.equal(catalog.get(node[0]!.id)!.filePath, 'picomatch/lib/picomatch.js');
+    assert.ok(!got.some((r) => r.line === quoted + 1), 'the quoted raise statement is not reported');
+    // the plain line: every matching record, as before
+    assert.equal(got.filter((r) => r.line === lines.length).length, 3);
+    assert.deepEqual(rows(got), expected(lines));
+  });
+
+  it('text output says where it was raised', () => {
+    const file = path.join(dir, 'text.log');
+    writeFileSync(file, traceLines('python/queue_task_done.txt').join('\n'));
+    const r = spawnSync(process.execPath, [CLI, 'scan', '--no-bundled', '--records', RECORDS, '--no-explain', file], { cwd: ROOT, encoding: 'utf8' });
+    assert.match(r.stdout, /\n {4}in a Python traceback \(lines 1-6\), raised at \/usr\/lib\/python3\.11\/queue\.py:75 in task_done\n/);
+  });
+
+  it('explain: a pasted trace is explained by its exception line, the raising file\'s record first', () => {
+    const explain = (text: string, ...args: string[]) => {
+      const r = spawnSync(process.execPath, [CLI, 'explain', '--no-bundled', '--records', RECORDS, ...args], { cwd: ROOT, encoding: 'utf8', input: text });
+      assert.equal(r.status, 0, r.stderr);
+      return r.stdout;
+    };
+    const out = explain(traceLines('node/picomatch_empty.txt').join('\n'), '--limit', '2');
+    assert.ok(out.startsWith('TypeError, in a JavaScript stack (lines 1-14), raised at /tmp/ee-traces/node/node_modules/picomatch/lib/picomatch.js:59 in picomatch:\n'), out.slice(0, 200));
+    const [first, second] = out.split('─'.repeat(72));
+    assert.match(first!, /local\/node_modules/);
+    assert.match(first!, /picomatch\/lib\/picomatch\.js/);
+    assert.match(second!, /tsx\/dist\/cli\.mjs/, "tsx's bundled copy second");
+    const md = explain(traceLines('python/shutil_archive.txt').join('\n'), '--markdown', '--limit', '1');
+    assert.ok(md.startsWith('*ValueError, in a Python traceback \\(lines 1-6\\), raised at /usr/lib/python3\\.11/shutil\\.py\\:1105 in make\\_archive:*'), md.slice(0, 200));
+  });
+
+  it('a big file (byte scan, windows across 1 MiB blocks): what a parse of the whole text gives', () => {
+    // traces every ~40 kB between ordinary lines, so that some straddle the 1 MiB block boundaries
+    const filler = Array.from({ length: 400 }, (_, i) => `2026-12-01 10:00:00.${String(i).padStart(3, '0')} INFO worker heartbeat ok, queue depth ${i % 17}`);
+    const traces = traceLog();
+    const lines: string[] = [];
+    for (let round = 0; round < 12; round++) {
+      for (let k = 0; k < traces.length; k += 37) {
+        lines.push(...filler.slice(0, 100 + ((k * 7 + round) % 300)));
+        lines.push(...traces.slice(k, k + 37));
+      }
+    }
+    const text = lines.join('\n') + '\n';
+    assert.ok(text.length > 3 << 20, `${text.length} bytes`);
+    const file = path.join(dir, 'big.log');
+    writeFileSync(file, text);
+    const got = rows(scanJson(file));
+    const want = expected(lines);
+    assert.ok(want.filter((w) => w.includes(' block ')).length > 100);
+    assert.deepEqual(got, want);
+  });
+
+  it('windows across byte blocks anywhere, with \\n, \\r\\n and lone \\r line ends: the roles of a parse of the whole text', async () => {
+    // every line of the traces as one input, cut into chunks of every size: each chunk's whole lines
+    // are one byte block of the scan, so block boundaries fall anywhere in and around the traces
+    const lines = traceLog();
+    const ends = ['\n', '\r\n', '\r'];
+    let seed = 7;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
+    for (const mode of ['lf', 'crlf', 'mixed']) {
+      // (a lone \r before an empty line's \n would read as one \r\n: not there)
+      const end = (i: number) => (mode === 'lf' ? '\n' : mode === 'crlf' ? '\r\n' : i % 3 === 2 && lines[i + 1] === '' ? '\n' : ends[i % 3]!);
+      const text = lines.map((l, i) => l + end(i)).join('');
+      const bytes = Buffer.from(text);
+      for (const chunk of [1 << 20, 4096, 701, 97]) {
+        const parts: Buffer[] = [];
+        for (let p = 0; p < bytes.length; ) {
+          const len = 1 + rnd(chunk);
+          parts.push(bytes.subarray(p, p + len));
+          p += len;
+        }
+        const out: string[] = [];
+        const bc = new BlockContext<number>((n, line, ms, block, role) => out.push(`${n}:${ms}:${block ? `${block.first}-${block.last}` : '-'}:${role ?? '-'}:${line}`));
+        let blocks = 0;
+        const counting = { begin: (buf: Uint8Array, n: number, first: number) => (blocks++, bc.begin(buf, n, first)), end: (last: number) => bc.end(last) };
+        const stats = await forEachMatchingLine(Readable.from(parts), catalog.engine, (n, hits) => bc.match(n, hits.text(), hits.byteStart(), hits.count), async () => undefined, { blocks: counting });
+        bc.finish();
+        assert.equal(stats.lines, lines.length, `${mode}/${chunk}`);
+        if (chunk < 1000) assert.ok(blocks > 100, `${blocks} byte blocks`);
+        // each matched line handed back once, in order, with the roles of a parse of the whole text
+        const whole = findBlocks(lines);
+        const ns = out.map((o) => Number(o.split(':')[0]));
+        assert.deepEqual(ns, [...ns].sort((x, y) => x - y), 'in order');
+        assert.ok(out.length > 50, `${out.length} lines handed back`);
+        for (const o of out) {
+          const [n, , span, role, ...rest] = o.split(':');
+          const k = Number(n) - 1;
+          assert.equal(rest.join(':'), lines[k], `${mode}/${chunk}: the line's text`);
+          const b = whole.find((x) => x.first <= k && k <= x.last);
+          assert.equal(span, b ? `${b.first + 1}-${b.last + 1}` : '-', `${mode}/${chunk}: ${o}`);
+          assert.equal(role, b ? b.roles[k - b.first] : '-', `${mode}/${chunk}: ${o}`);
+        }
+      }
+    }
+  });
+
+  it('a byte block ending at any line: the roles of a parse of the whole text (a line near the end waits for the next block)', async () => {
+    // two chunks cut at a line end: the scan's byte blocks end there, so a matched line's
+    // neighbours after it (a Node preamble's quoted throw: its exception line three lines on) are
+    // in the next block. (Traces apart, more plain lines between them than a window's lookahead:
+    // the window of a trace's match does not reach the next trace.)
+    const filler = (i: number) => Array.from({ length: AFTER + 2 }, (_, j) => `2026-12-01 09:00:${String(i % 60).padStart(2, '0')} INFO step ${i}.${j}`);
+    const lines = traceFiles().flatMap((name, i) => [...filler(i), ...traceLines(name)]);
+    const text = lines.join('\n') + '\n';
+    const isFiller = (p: number) => / INFO step \d+\.\d+$/.test(text.slice(text.lastIndexOf('\n', p - 1) + 1, p));
+    const whole = findBlocks(lines);
+    const role = (k: number) => {
+      const b = whole.find((x) => x.first <= k && k <= x.last);
+      return b ? `${b.first + 1}-${b.last + 1}:${b.roles[k - b.first]}` : '-:-';
+    };
+    let cuts = 0;
+    for (let p = text.indexOf('\n'); p >= 0; p = text.indexOf('\n', p + 1)) {
+      if (isFiller(p)) continue; // (cuts after the traces' lines only)
+      cuts++;
+      const out: string[] = [];
+      const bc = new BlockContext<number>((n, _line, _ms, block, r) => out.push(`${n} ${block ? `${block.first}-${block.last}` : '-'}:${r ?? '-'}`));
+      await forEachMatchingLine(Readable.from([Buffer.from(text.slice(0, p + 1)), Buffer.from(text.slice(p + 1))]), catalog.engine, (n, hits) => bc.match(n, hits.text(), hits.byteStart(), hits.count), async () => undefined, { blocks: bc });
+      bc.finish();
+      const cutLine = text.slice(0, p).split('\n').length;
+      for (const o of out) {
+        const [n, got] = o.split(' ');
+        assert.equal(got, role(Number(n) - 1), `cut after line ${cutLine}: line ${n}`);
+      }
+    }
+    assert.ok(cuts > 300, `${cuts} cuts`);
+  });
+
+  it('lines longer than a byte block (matched between blocks, by their first 64 KiB): what a parse of the whole text gives', () => {
+    // 5 MiB lines (the byte scan hands over blocks of at most 4 MiB: such a line is matched between
+    // two of them, engine/longLine): a plain line; a traceback's exception line with a window open
+    // (its quoted raise line matched); one with no window open (frames without quoted code: the
+    // lines before come from the previous block's tail); a Node exception line whose frames come
+    // in the next byte block; a long line matching nothing inside a traceback ends that block
+    const big = 5 << 20;
+    const shutil = traceLines('python/shutil_archive.txt');
+    const queue = traceLines('python/queue_task_done.txt');
+    const minimatch = traceLines('node/minimatch_long.txt');
+    const excOf = (t: string[], head: string) => t.findIndex((l) => l.startsWith(head));
+    const shutilExc = excOf(shutil, 'ValueError:');
+    const queueExc = excOf(queue, 'ValueError:');
+    const mmExc = excOf(minimatch, 'TypeError:');
+    const noQuotes = (t: string[], upTo: number) => t.slice(0, upTo).filter((l) => !/^ {4}\S/.test(l));
+    // (more lines than a window between the parts: no window reaches from one part into the next)
+    const gap = (k: number) => Array.from({ length: 60 }, (_, i) => `2026-12-01 10:0${k}:${String(i).padStart(2, '0')} INFO heartbeat`);
+    const build = (fill: string) => [
+      ...shutil,
+      ...gap(1),
+      `2026-12-01 ERROR unknown archive format 'zip' ${fill}`,
+      ...gap(2),
+      ...shutil.slice(0, shutilExc),
+      `ValueError: unknown archive format '${fill}'`,
+      ...gap(3),
+      ...noQuotes(queue, queueExc),
+      `ValueError: task_done() called too many times ${fill}`,
+      ...gap(4),
+      ...minimatch.slice(0, mmExc),
+      `TypeError: pattern is too long: ${fill}`,
+      ...minimatch.slice(mmExc + 1),
+      ...traceLines('node/picomatch_empty.txt'),
+      "2026-12-01 ERROR unknown archive format 'zip' zzz",
+    ];
+    const lines = build('z'.repeat(big));
+    const file = path.join(dir, 'long.log');
+    writeFileSync(file, lines.join('\n') + '\n');
+    const got = scanJson(file);
+    assert.deepEqual(rows(got), expected(build('zzz')));
+    // (what that comparison rests on: each long line reported, in its block where it has one, the
+    // raising file's record first)
+    const longAt = lines.flatMap((l, i) => (l.length > big ? [i + 1] : []));
+    assert.equal(longAt.length, 4);
+    const at = (n: number) => got.filter((r) => r.line === n);
+    assert.ok(at(longAt[0]!).length > 0 && at(longAt[0]!).every((r) => !r.block));
+    for (const [n, kind, file] of [[longAt[1]!, 'python', 'shutil.py'], [longAt[2]!, 'python', 'queue.py'], [longAt[3]!, 'node', 'minimatch/dist/commonjs/assert-valid-pattern.js']] as const) {
+      assert.equal(at(n).length, 1, `line ${n}`);
+      assert.equal(at(n)[0]!.block?.kind, kind, `line ${n}`);
+      assert.equal(catalog.get(at(n)[0]!.id)!.filePath, file, `line ${n}`);
+    }
+    assert.equal(got.filter((r) => r.block?.kind === 'node').length, 2, 'minimatch and the picomatch stack after it');
+  });
+
+  it('a long line that matches nothing, inside a traceback: the block ends there (no window reaches across it)', () => {
+    const shutil = traceLines('python/shutil_archive.txt');
+    const exc = shutil.findIndex((l) => l.startsWith('ValueError:'));
+    // the long line between the traceback's frames and its exception line
+    const lines = [...shutil.slice(0, exc), '    ' + 'x'.repeat(5 << 20), ...shutil.slice(exc)];
+    const file = path.join(dir, 'long-nomatch.log');
+    writeFileSync(file, lines.join('\n') + '\n');
+    const got = scanJson(file);
+    // the exception line, after the long line, is in no block it could reach: its matches are a
+    // plain line's (the block before the long line has no exception line, so nothing of it)
+    const n = lines.findIndex((l) => l.startsWith('ValueError:')) + 1;
+    assert.ok(got.length > 0);
+    assert.ok(got.every((r) => r.line === n && !r.block), JSON.stringify(got));
+    assert.deepEqual(rows(got), expected([lines[n - 1]!]).map((w) => w.replace(/^1 /, `${n} `)));
+  });
+});

@@ -1,0 +1,184 @@
+// The scan's index cache (cli/indexCache.ts, issue 11 item 5): a second load of the same record
+// files comes from the cache and gives the same records and matches; a cache file that is stale,
+// truncated, corrupted or of another format is detected and never used; --no-cache turns it off.
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { loadCatalog } from '../../server/src/cli/records';
+import { readCache } from '../../server/src/cli/indexCache';
+import type { Catalog } from '../../server/src/core/catalog';
+
+const ROOT = path.resolve(__dirname, '../..');
+const CLI = path.join(ROOT, 'dist/cli.js');
+const TS_RECORDS = path.join(ROOT, 'test/fixtures/real/typescript-records.json');
+const TSC_LOG = readFileSync(path.join(ROOT, 'test/fixtures/real/tsc-output.log'), 'utf8').split(/\r?\n/);
+
+describe('index cache (scan)', function () {
+  this.timeout(120_000);
+  let tmp: string;
+  let records: string;
+  let dir: string;
+  beforeEach(() => {
+    tmp = mkdtempSync(path.join(os.tmpdir(), 'ee-index-'));
+    records = path.join(tmp, 'ts.json');
+    copyFileSync(TS_RECORDS, records);
+    dir = path.join(tmp, 'cache');
+  });
+  afterEach(() => rmSync(tmp, { recursive: true, force: true }));
+
+  const load = (full = true) => loadCatalog([records], true, undefined, { cache: { dir, minBytes: 0, full } });
+  /** What a scan reports: per line, each match's record, span and captures. */
+  const matches = (c: Catalog) => TSC_LOG.map((l) => c.matchLine(l).map((m) => [m.record.id, m.match.start, m.match.end, m.match.captures, m.confidence.score]));
+  const entryFile = () => path.join(dir, readdirSync(dir).find((f) => f.endsWith('.eeidx'))!);
+
+  it('the second load is a hit with the same records (every field) and the same matches', async () => {
+    const first = await load();
+    assert.equal(first.cache, 'absent');
+    assert.equal(first.saveCache!(), undefined);
+    const second = await load();
+    assert.equal(second.cache, 'hit');
+    assert.equal(second.catalog.records.length, first.catalog.records.length);
+    assert.deepEqual(JSON.parse(JSON.stringify(second.catalog.records)), JSON.parse(JSON.stringify(first.catalog.records)));
+    assert.deepEqual(second.problems, first.problems);
+    assert.deepEqual(second.sources, first.sources);
+    const want = matches(first.catalog);
+    assert.ok(want.flat().length > 20, 'the tsc log matches TypeScript records');
+    assert.deepEqual(matches(second.catalog), want);
+    // the file scan (byte index restored, not built)
+    const lines = (c: Catalog) => {
+      const got: [number, number[]][] = [];
+      const buf = Buffer.from(TSC_LOG.join('\n'));
+      c.engine.scanBytes(buf, buf.length, (i, hits) => got.push([i, hits.matches().map((m) => m.entry)]));
+      return got;
+    };
+    assert.deepEqual(lines(second.catalog), lines(first.catalog));
+    // lookups work on the lazy records
+    const some = first.catalog.records[100]!;
+    assert.equal(second.catalog.get(some.id)?.documentation, some.documentation);
+  });
+
+  it('a changed record file is another key: the old entry is not used', async () => {
+    (await load()).saveCache!();
+    const data = JSON.parse(readFileSync(records, 'utf8')) as { errorMessage: string }[];
+    data[0]!.errorMessage = data[0]!.errorMessage + ' (edited)';
+    writeFileSync(records, JSON.stringify(data));
+    const again = await load();
+    assert.equal(again.cache, 'absent');
+    assert.ok(again.catalog.records[0]!.errorMessage.endsWith('(edited)'));
+  });
+
+  it('a content hash remembered for an unchanged file is reused; a touched file is hashed again', async () => {
+    const old = (Date.now() - 60_000) / 1000;
+    utimesSync(records, old, old);
+    (await load()).saveCache!();
+    const known = () => JSON.parse(readFileSync(path.join(dir, 'hashes.json'), 'utf8')) as { files: Record<string, { sha256: string; hashedAt: number }> };
+    const before = known();
+    assert.equal(Object.keys(before.files).length, 1);
+    assert.equal((await load()).cache, 'hit');
+    assert.deepEqual(known(), before, 'not hashed again');
+    // a file written within RACY_MS of its hash is hashed again each time (its mtime says nothing)
+    utimesSync(records, new Date(), new Date());
+    assert.equal((await load()).cache, 'hit', 'same content, same key');
+    const racy = Object.values(known().files)[0]!.hashedAt;
+    assert.equal((await load()).cache, 'hit');
+    assert.ok(Object.values(known().files)[0]!.hashedAt > racy, 'hashed again');
+    // same size, new content, new mtime: a miss (hashed again)
+    const text = readFileSync(records, 'utf8');
+    const at = text.indexOf('"errorMessage":"') + '"errorMessage":"'.length;
+    writeFileSync(records, text.slice(0, at) + (text[at] === 'X' ? 'Y' : 'X') + text.slice(at + 1));
+    assert.equal(statSync(records).size, Buffer.byteLength(text));
+    assert.equal((await load()).cache, 'absent');
+  });
+
+  it('flipped bytes anywhere, truncation, another format or key, a missing or corrupted records file: never used', async () => {
+    (await load()).saveCache!();
+    const file = entryFile();
+    const key = path.basename(file, '.eeidx');
+    const good = readFileSync(file);
+    const rec = file.replace(/\.eeidx$/, '.eerec');
+    const goodRec = readFileSync(rec);
+    const restore = () => {
+      writeFileSync(file, good);
+      writeFileSync(rec, goodRec);
+    };
+    assert.ok('load' in readCache(dir, key, { full: true }));
+    // a byte flipped at many places of the index file: magic, header, each section
+    const step = Math.max(1, Math.floor(good.length / 40));
+    for (let at = 0; at < good.length; at += step) {
+      const bad = Buffer.from(good);
+      bad[at] = bad[at]! ^ 0x5a;
+      writeFileSync(file, bad);
+      const got = readCache(dir, key, { full: true });
+      assert.ok('miss' in got, `a flipped byte at ${at} of ${good.length} was not detected`);
+    }
+    restore();
+    for (const len of [0, 5, 12, Math.floor(good.length / 2), good.length - 1]) {
+      truncateSync(file, len);
+      const got = readCache(dir, key, { full: true });
+      assert.ok('miss' in got && ['magic', 'truncated', 'header'].includes(got.miss), `truncated to ${len}: ${'miss' in got ? got.miss : 'used'}`);
+      restore();
+    }
+    // another format version (the header names it)
+    const hl = good.readUInt32LE(7);
+    const header = JSON.parse(good.toString('utf8', 11, 11 + hl)) as { format: number };
+    const swapped = Buffer.from(JSON.stringify({ ...header, format: header.format + 1 }).padEnd(hl, ' '));
+    assert.equal(swapped.length, hl);
+    const other = Buffer.from(good);
+    swapped.copy(other, 11);
+    writeFileSync(file, other);
+    assert.deepEqual(readCache(dir, key, { full: true }), { miss: 'format' });
+    restore();
+    // the file of one key renamed to another key
+    const otherKey = 'f'.repeat(64);
+    copyFileSync(file, path.join(dir, `${otherKey}.eeidx`));
+    copyFileSync(rec, path.join(dir, `${otherKey}.eerec`));
+    assert.deepEqual(readCache(dir, otherKey, { full: true }), { miss: 'key' });
+    // the records file: corrupted (same size) is caught up front when full records are wanted…
+    const badRec = Buffer.from(goodRec);
+    const mid = Math.floor(badRec.length / 2);
+    badRec[mid] = badRec[mid]! ^ 0x01;
+    writeFileSync(rec, badRec);
+    assert.deepEqual(readCache(dir, key, { full: true }), { miss: 'checksum' });
+    // …and at the first read of a record's prose otherwise: a clear error, the file removed
+    const lazy = readCache(dir, key, { full: false });
+    assert.ok('load' in lazy);
+    const r = lazy.load.catalog.records[3]!;
+    assert.equal(typeof r.errorMessage, 'string', 'lite fields need no records file');
+    assert.throws(() => r.documentation, /index cache's record file .* is corrupted: it was removed; run again \(or use --no-cache\)/);
+    assert.deepEqual(readCache(dir, key, { full: true }), { miss: 'absent' });
+    // and the scan loads from the sources, then writes a good entry again
+    const reload = await load();
+    assert.equal(reload.cache, 'absent');
+    reload.saveCache!();
+    assert.equal((await load()).cache, 'hit');
+  });
+
+  it('CLI: the second scan uses the cache; output equal to --no-cache; a corrupted cache is replaced', () => {
+    const log = path.join(tmp, 'tsc.log');
+    writeFileSync(log, TSC_LOG.join('\n'));
+    const env = { ...process.env, ERROR_EXPLAINER_INDEX_CACHE: dir, ERROR_EXPLAINER_INDEX_CACHE_MIN_BYTES: '0' };
+    const scan = (...extra: string[]) => spawnSync(process.execPath, [CLI, 'scan', '--no-bundled', '--records', records, ...extra, log], { encoding: 'utf8', env });
+    for (const format of ['text', 'json', 'sarif', 'count']) {
+      const none = scan('--format', format, '--no-cache');
+      assert.equal(none.status, 0, none.stderr);
+      const cold = scan('--format', format);
+      const warm = scan('--format', format);
+      assert.equal(cold.stdout, none.stdout, `${format}: cold`);
+      assert.equal(warm.stdout, none.stdout, `${format}: warm`);
+      assert.equal(warm.stderr, none.stderr);
+    }
+    const file = entryFile();
+    const bad = readFileSync(file);
+    bad[bad.length - 10] = bad[bad.length - 10]! ^ 0xff;
+    writeFileSync(file, bad);
+    const after = scan('--format', 'json');
+    assert.equal(after.stdout, scan('--format', 'json', '--no-cache').stdout);
+    assert.ok('load' in readCache(dir, path.basename(file, '.eeidx'), { full: true }), 'rewritten good');
+    // --no-cache neither reads nor writes
+    rmSync(dir, { recursive: true, force: true });
+    scan('--format', 'count', '--no-cache');
+    assert.throws(() => readdirSync(dir));
+  });
+});
