@@ -37,7 +37,8 @@ export function run(): Promise<void> {
       const doc = (await openFixture('logs/app.log')).document;
       const md = await poll('a hover', () => hoverText(doc.uri, posOf(doc, 'Inconsistent receive_count', 4)));
       assert.ok(md.includes('register'), md);
-      assert.match(md.replace(/\\/g, ''), /\| req_id \| req-42 \|/);
+      // (the glance since uxed: "**Captured:** req_id = `req-42` · …")
+      assert.match(md.replace(/\\/g, ''), /\*\*Captured:\*\* req_id = `req-42`/);
     });
   });
 }

@@ -75,7 +75,9 @@ async function problems(page) {
     return texts.some((t) => t.includes('app.log')) && texts.some((t) => t.includes('colored.log')) && texts.filter((t) => /BadRequestError|MMError/.test(t)).length >= 3;
   });
   const texts = (await rows.allInnerTexts()).map(plain);
-  check(texts.some((t) => /^BadRequestError: /.test(t)), 'problems: entries name the error class');
+  // (since uxed: the message reads as the log shows it, the record's class is the problem's code)
+  check(texts.some((t) => t.includes('Inconsistent receive_count for req_id=req-42') && t.includes('BadRequestError')), 'problems: an entry reads as the log line and names the error class');
+  check(!texts.some((t) => /[{}]/.test(t)), 'problems: no entry reads as a template');
   await page.mouse.move(5, 5);
   await page.screenshot({ path: path.join(artifacts, 'problems.png') });
   await page.keyboard.press('Control+Shift+M'); // close the panel again
