@@ -3,12 +3,11 @@
 // statement at the cursor; the rest goes above it), as a snippet whose tab stops are the names the
 // document does not know. The target is the active code editor; from a log (a hover link, a quick
 // fix) it is chosen among the open code editors (a picker when there are several), else the
-// record's raise-site file. Also: the middleware that turns the server's snippet code actions into
-// snippet edits. Inserting is a text edit only: nothing is executed.
+// record's raise-site file (the middleware that turns the server's snippet code actions into snippet
+// edits is snippetEdit.ts). Inserting is a text edit only: nothing is executed.
 import * as vscode from 'vscode';
 import { stripControls } from '../../server/src/core/render';
 import {
-  CodeActionSnippetData,
   Commands,
   InsertSnippetArgs,
   RecordParams,
@@ -47,24 +46,6 @@ export function isCodeEditor(e: vscode.TextEditor | undefined): e is vscode.Text
 
 function isInsertArgs(v: unknown): v is InsertSnippetArgs {
   return typeof v === 'object' && v !== null && typeof (v as { id?: unknown }).id === 'string';
-}
-
-/**
- * A code action whose `data` carries the server's snippet edit (CodeActionSnippetData) gets that
- * edit as a snippet edit with tab stops instead of its plain-text edit. Anything else is returned as is.
- */
-export function withSnippetEdit<T extends vscode.Command | vscode.CodeAction>(document: vscode.TextDocument, action: T): T {
-  if (!(action instanceof vscode.CodeAction)) return action;
-  const data = (action as { data?: unknown }).data as Partial<CodeActionSnippetData> | undefined;
-  const sn = data?.snippet;
-  if (!sn || typeof sn.snippet !== 'string' || sn.uri !== document.uri.toString() || !sn.range) return action;
-  const { start, end } = sn.range;
-  const edit = new vscode.WorkspaceEdit();
-  const snippetEdit = new vscode.SnippetTextEdit(new vscode.Range(start.line, start.character, end.line, end.character), new vscode.SnippetString(sn.snippet));
-  snippetEdit.keepWhitespace = true; // the server already indented every line
-  edit.set(document.uri, [snippetEdit]);
-  action.edit = edit;
-  return action;
 }
 
 interface Target {

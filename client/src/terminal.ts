@@ -13,9 +13,9 @@ import { terminalText } from '../../server/src/core/ansi';
 import { distinctRecords, explainText } from './commands';
 import { pickOne } from './picker';
 import { openRecordView } from './recordView';
-import type { TerminalCommand } from './api';
 import { OutputCollector, readFromNow } from './terminalOutput';
 import type { Services } from './services';
+import type { TerminalCommand } from './state';
 
 /** Terminal lines longer than this are cut before matching (link provider). */
 const MAX_LINE_CHARS = 8192;
