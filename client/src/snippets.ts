@@ -17,7 +17,7 @@ import {
   SnippetRequest,
   SnippetResult,
 } from '../../server/src/protocol';
-import { isFileLike } from './logDocuments';
+import { isFileLike, isLogDocument, isLogUri } from './logDocuments';
 import { pickOne } from './picker';
 import { RECORD_SCHEME } from './recordView';
 import { searchRecords } from './search';
@@ -32,11 +32,9 @@ const KINDS: { snippetKind: Kind; field: string; label: string }[] = [
   { snippetKind: 'exampleFix', field: 'exampleFix', label: 'Example fix' },
 ];
 
-const LOG_NAME = /\.(log|out|err)(\.\d+)?$/i;
-
 /** A code document: a real file or untitled document that is not a log, output panel or record view. */
 function isCodeDocument(d: vscode.TextDocument | undefined): d is vscode.TextDocument {
-  return !!d && isFileLike(d.uri) && d.languageId !== 'log' && !LOG_NAME.test(d.fileName);
+  return !!d && isFileLike(d.uri) && !isLogDocument(d);
 }
 
 /** A code editor: see isCodeDocument. */
@@ -75,7 +73,7 @@ export function registerSnippets(s: Services): void {
       const uri = tab.input.uri;
       if (uri.scheme === RECORD_SCHEME) continue;
       const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
-      if (doc ? isCodeDocument(doc) : isFileLike(uri) && !LOG_NAME.test(uri.path)) add(uri);
+      if (doc ? isCodeDocument(doc) : isFileLike(uri) && !isLogUri(uri)) add(uri);
     }
     return [...out.values()];
   };
