@@ -19,6 +19,10 @@ import {
   StreamMessageWriter,
 } from 'vscode-languageserver-protocol/node';
 
+import type { Pos } from '../shared/positions';
+
+export { lineOf, positionOf, type Pos } from '../shared/positions';
+
 export const REPO = path.resolve(__dirname, '..', '..');
 export const SERVER = path.join(REPO, 'dist', 'server.js');
 export const FIXTURE = path.join(REPO, 'test', 'fixtures', 'workspace');
@@ -204,11 +208,6 @@ export class TestClient {
   }
 }
 
-export interface Pos {
-  line: number;
-  character: number;
-}
-
 /** Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
 export async function waitFor<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15000): Promise<T> {
   const end = Date.now() + timeoutMs;
@@ -225,21 +224,3 @@ export async function waitFor<T>(what: string, check: () => T | undefined | fals
   }
 }
 
-/** Position of the `occurrence`-th `needle` in `text` (+ `offset` characters). */
-export function positionOf(text: string, needle: string, offset = 0, occurrence = 1): Pos {
-  let idx = -1;
-  for (let i = 0; i < occurrence; i++) {
-    idx = text.indexOf(needle, idx + 1);
-    if (idx < 0) throw new Error(`"${needle}" not found`);
-  }
-  idx += offset;
-  const before = text.slice(0, idx);
-  const line = before.split(/\r\n|\r|\n/).length - 1;
-  const lineStart = Math.max(before.lastIndexOf('\n'), before.lastIndexOf('\r')) + 1;
-  return { line, character: idx - lineStart };
-}
-
-/** 0-based index of the first line containing `needle`. */
-export function lineOf(text: string, needle: string): number {
-  return positionOf(text, needle).line;
-}

@@ -131,7 +131,7 @@ describe('cli', function () {
             firstLine: tb + 1,
             lastLine: e.line,
             errorClass: 'sglang.srt.disaggregation.encoder.runtime.MMError',
-            raisedAt: { file: '/sgl-workspace/sglang/python/sglang/srt/disaggregation/encoder/runtime.py', line: 1295, function: '_dp_worker_loop' },
+            raisedAt: { file: '/sgl-workspace/sglang/python/sglang/srt/disaggregation/encoder/runtime.py', line: Number(/runtime\.py", line (\d+), in _dp_worker_loop/.exec(SAMPLE_TEXT)![1]), function: '_dp_worker_loop' },
           });
         }
         const conf = row['confidence'] as { score: number; label: string; reasons: string[] };

@@ -25,6 +25,7 @@ import { LogScans } from '../../server/src/server/logScan';
 import { snippetRequest } from '../../server/src/server/snippets';
 import { pathToUri } from '../../server/src/server/uri';
 import { makeCtx } from './server-ctx';
+import { positionOf } from '../shared/positions';
 
 const ROOT = path.join(__dirname, '..', '..');
 const CLI = path.join(ROOT, 'dist/cli.js');
@@ -118,8 +119,10 @@ describe('invisible characters: one rule for every output', () => {
     assertClean('search DTOs', search(ctx, { query: 'access denied' }));
     const rec = await recordRequest(ctx, { id: r.id, captures: matches[0]!.captures, matchedText: logLine });
     assertClean('record view markdown', rec!.markdown);
-    const py = ctx.documents.open(pathToUri('/w/gate.py'), 'python', 1, '    raise AccessError("access denied for user bob at gate")\n');
-    const actions = await codeActions(ctx, { textDocument: { uri: py.uri }, range: { start: { line: 0, character: 4 }, end: { line: 0, character: 4 } }, context: { diagnostics: [] } });
+    const source = '    raise AccessError("access denied for user bob at gate")\n';
+    const py = ctx.documents.open(pathToUri('/w/gate.py'), 'python', 1, source);
+    const at = positionOf(source, 'raise');
+    const actions = await codeActions(ctx, { textDocument: { uri: py.uri }, range: { start: at, end: at }, context: { diagnostics: [] } });
     assert.ok(actions.length >= 2, JSON.stringify(actions.map((a) => a.title)));
     assertClean('code actions (titles, edits, command arguments)', actions);
     const snip = snippetRequest(ctx, { id: r.id, kind: 'tryCatch', uri: py.uri, line: 0 });

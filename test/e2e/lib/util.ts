@@ -2,6 +2,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { ErrorExplainerApi } from '../../../client/src/api';
+import { offsetOf } from '../../shared/positions';
 
 export const EXTENSION_ID = 'error-explainer.error-explainer';
 
@@ -50,9 +51,7 @@ export async function openFixture(rel: string): Promise<vscode.TextEditor> {
 
 /** Position of `needle` in the document (plus `delta` characters); fails when absent. */
 export function posOf(doc: vscode.TextDocument, needle: string, delta = 0): vscode.Position {
-  const i = doc.getText().indexOf(needle);
-  assert.ok(i >= 0, `"${needle}" not found in ${doc.uri.fsPath}`);
-  return doc.positionAt(i + delta);
+  return doc.positionAt(offsetOf(doc.getText(), needle) + delta);
 }
 
 export function rangeOf(doc: vscode.TextDocument, needle: string): vscode.Range {
