@@ -4,10 +4,10 @@
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CodeAction, Hover, Location } from 'vscode-languageserver-protocol';
 import { copyFixture, lineOf, positionOf, REPO, TestClient, uriOf, waitFor } from './client';
+import { tempDir } from '../shared/paths';
 
 const ID_SEND = '063d2eac5107dda5';
 const ID_META = '12c38bb1afed0ec1';
@@ -74,7 +74,7 @@ describe('language server over stdio: what users see', function () {
     before(async function () {
       if (!py) this.skip();
       // A library outside the workspace, and a real failure of it: python3 prints the traceback.
-      lib = fs.mkdtempSync(path.join(os.tmpdir(), 'ee-lib-'));
+      lib = tempDir('lib');
       fs.mkdirSync(path.join(lib, 'shop'));
       fs.writeFileSync(path.join(lib, 'shop', '__init__.py'), '');
       const orders = ['ORDERS = {}', '', '', 'def find(order_id):', '    if order_id not in ORDERS:', '        raise LookupError(f"order {order_id} does not exist in the ledger")', '    return ORDERS[order_id]', ''].join('\n');
