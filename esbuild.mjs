@@ -18,14 +18,48 @@ const common = {
   // jsonc-parser's "main" is a UMD build with dynamic requires that esbuild cannot follow; its ESM entry bundles.
   mainFields: ['module', 'main'],
 };
+// The web build (a `browser` entry: vscode.dev, github.dev, web-worker extension hosts): the
+// client in the web extension host, the server in a Web Worker. Node's modules resolve to the
+// shims in server/src/web/shims (path: path-browserify); a name a shim lacks is a build error.
+const shim = (name) => `./server/src/web/shims/${name}.ts`;
+const web = {
+  ...common,
+  platform: 'browser',
+  format: 'iife',
+  target: 'es2022',
+  mainFields: ['browser', 'module', 'main'],
+  alias: {
+    'node:path': 'path-browserify',
+    path: 'path-browserify',
+    'node:fs': shim('fs'),
+    'node:zlib': shim('zlib'),
+    'node:http': shim('nodeOnly'),
+    'node:https': shim('nodeOnly'),
+    'node:stream': shim('nodeOnly'),
+    'node:string_decoder': shim('stringDecoder'),
+    'node:crypto': shim('crypto'),
+    'node:url': shim('url'),
+    'node:buffer': shim('buffer'),
+    'node:os': shim('os'),
+  },
+  inject: [shim('globals')],
+  logOverride: { 'import-is-undefined': 'error' },
+};
+const webEntries = [
+  { in: 'client/src/web.ts', out: 'dist/web/extension.js', format: 'cjs' },
+  { in: 'server/src/web/main.ts', out: 'dist/web/server.js' },
+];
 const entries = [
-  { in: 'client/src/extension.ts', out: 'dist/extension.js' },
+  { in: 'client/src/node.ts', out: 'dist/extension.js' },
   { in: 'server/src/server/main.ts', out: 'dist/server.js' },
   { in: 'server/src/cli/main.ts', out: 'dist/cli.js', banner: '#!/usr/bin/env node' },
   { in: 'test/bench/bench.ts', out: 'dist/bench.js', dev: true },
 ];
-await Promise.all(
-  entries
+await Promise.all([
+  ...webEntries
+    .filter((e) => existsSync(e.in))
+    .map((e) => esbuild.build({ ...web, entryPoints: [e.in], outfile: e.out, ...(e.format ? { format: e.format } : {}) })),
+  ...entries
     .filter((e) => existsSync(e.in) && !(production && e.dev))
     .map((e) =>
       esbuild.build({
@@ -35,4 +69,4 @@ await Promise.all(
         ...(e.banner ? { banner: { js: e.banner } } : {}),
       }),
     ),
-);
+]);

@@ -2,6 +2,7 @@
 // tests (and for other extensions that want to know whether the server runs). Nothing in it can
 // change the client's behaviour.
 import type { MatchDto, SeenParams, StatusResult } from '../../server/src/protocol';
+import type { AnsiDecorationState } from './ansiDecorations';
 import type { AgentsState } from './agents';
 import type { SuggestionShown } from './dataset';
 import type { KnownErrorsNode } from './knownErrors';
@@ -28,19 +29,31 @@ export interface TerminalScan {
   matches: MatchDto[];
 }
 
+/** A terminal command that ended (with shell integration), newest last. */
+export interface TerminalCommand {
+  source: string;
+  commandLine: string;
+  /** False when VS Code passed none of the command's output to extensions (see client/src/terminal.ts). */
+  outputReceived: boolean;
+  /** Known errors found in its output. */
+  matches: number;
+}
+
 export interface ErrorExplainerApi {
   /** Starts the server when needed and resolves once it answers. */
   ready(): Promise<void>;
   serverRunning(): boolean;
   /** Crash restarts so far, and whether the client gave up. */
   restarts(): { count: number; gaveUp: boolean };
-  /** Text of the status bar items (records item, terminal item; '' when hidden). */
-  statusText(): { records: string; terminal: string };
+  /** Text of the status bar items (records item and its tooltip as plain text, terminal item; '' when hidden). */
+  statusText(): { records: string; recordsTooltip: string; terminal: string };
   lastStatus(): StatusResult | undefined;
   /** The open picker (QuickPick), if any. */
   picker(): PickerState | undefined;
   /** Terminal command outputs that contained known errors, oldest first. */
   terminalScans(): readonly TerminalScan[];
+  /** Every terminal command that ended (last 50), oldest first, whether its output arrived. */
+  terminalCommands(): readonly TerminalCommand[];
   /** Seen notifications sent to the server (re-sent after every restart), oldest first. */
   seenReported(): readonly SeenParams[];
   /** What the terminal link provider returns for a terminal line (the same provider VS Code calls). */
@@ -49,6 +62,10 @@ export interface ErrorExplainerApi {
   messages(): readonly ShownMessage[];
   /** The server's one-time dataset suggestion as shown (at most one per session) and the user's answer. */
   datasetSuggestions(): readonly SuggestionShown[];
+  /** Where the server runs: 'node' (dist/server.js) or 'web' (dist/web/server.js in a Web Worker). */
+  platform(): 'node' | 'web';
+  /** ANSI decorations applied to the visible editor of this document (URI string), if any. */
+  ansiDecorations(uri: string): AnsiDecorationState | undefined;
   // -- agents & big logs
   /** The Known Errors view as shown: scanned files, Terminal, Open documents; records; occurrences. */
   knownErrors(): KnownErrorsNode[];

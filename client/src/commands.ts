@@ -14,7 +14,7 @@ import {
   StatusResult,
 } from '../../server/src/protocol';
 import { pickOne } from './picker';
-import { openRecordView, recordIdOf } from './recordView';
+import { activeRecordArgs, openRecordView } from './recordView';
 import { hitDetail, searchRecords } from './search';
 import type { Services } from './services';
 
@@ -69,7 +69,7 @@ export async function explainAndOpen(s: Services, text: string, what: string): P
     chosen = pick?.match;
   }
   if (!chosen) return undefined;
-  await openRecordView(openArgs(chosen), s.output);
+  await openRecordView(openArgs(chosen), s.output, chosen.record);
   return chosen.record.id;
 }
 
@@ -131,9 +131,8 @@ async function showErrorsInFile(s: Services): Promise<number> {
 /** The record a command is about: its argument, the active record view, or a search pick. */
 async function recordArg(s: Services, arg: unknown): Promise<OpenRecordArgs | undefined> {
   if (isOpenRecordArgs(arg)) return arg;
-  const active = vscode.window.activeTextEditor?.document.uri;
-  const fromView = active && recordIdOf(active);
-  if (fromView) return { id: fromView };
+  const fromView = activeRecordArgs();
+  if (fromView) return fromView;
   const id = await searchRecords(s, undefined, false);
   return id ? { id } : undefined;
 }

@@ -14,6 +14,7 @@ import {
   DatasetSyncRequest,
   DatasetSyncResult,
 } from '../../server/src/protocol';
+import { datasetFailureMessage, OPEN_SETTINGS, RETRY } from './datasetMessages';
 import { mergeRepos, suggestionAction, suggestionButtons, SuggestionAction } from './datasetPrompt';
 import type { Services } from './services';
 
@@ -49,9 +50,22 @@ async function sync(s: Services, confirmed?: { url: string | undefined }): Promi
     { location: vscode.ProgressLocation.Notification, title: 'Error Explainer: downloading the ErrLookup index…' },
     () => s.server.request<DatasetSyncParams, DatasetSyncResult>(DatasetSyncRequest.type, { force: true, ...(url ? { url } : {}) }),
   );
-  if (result.status === 'failed' || (result.status === 'skipped' && result.notify)) {
+  if (result.status === 'failed') {
+    // The user asked for this download: say why it failed every time (the server's `notify`, set
+    // only on a new kind of failure, is for downloads nobody asked for), in words, with a way on.
+    // Retry goes to the same URL the user agreed to.
+    const shown = url ?? vscode.workspace.getConfiguration('errorExplainer').get<string>('dataset.url') ?? '';
+    const m = datasetFailureMessage(result.reason ?? result.notify ?? 'unknown error', shown);
+    s.output.warn(`dataset sync failed: ${result.reason ?? result.notify ?? ''}`);
+    void s.notifier.show('dataset-failed', 'error', m.text, m.buttons).then((pick) => {
+      if (pick === RETRY) void sync(s, { url });
+      else if (pick === OPEN_SETTINGS) void vscode.commands.executeCommand('workbench.action.openSettings', 'errorExplainer.dataset');
+    });
+    return result;
+  }
+  if (result.status === 'skipped' && result.notify) {
     // The server sets `notify` only the first time a failure happens; repeated failures stay quiet.
-    if (result.notify) void s.notifier.show('dataset-failed', 'error', `Error Explainer: ${result.notify}`);
+    void s.notifier.show('dataset-failed', 'error', `Error Explainer: ${result.notify}`);
     return result;
   }
   void s.notifier.show('dataset-synced', 'info', `Error Explainer: ErrLookup dataset ${result.datasetVersion ?? ''} ${result.status}.`);

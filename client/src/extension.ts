@@ -1,14 +1,17 @@
-// Error Explainer's VS Code client: starts the language server (node IPC, dist/server.js) and adds
-// what only the editor can do. Each feature lives in its own registerX file; this file only wires
-// them. Activation is cheap: the server starts with the first log-like document, command, or
-// terminal output that needs it.
+// Error Explainer's VS Code client: starts the language server and adds what only the editor can
+// do. Each feature lives in its own registerX file; this file only wires them, the same for both
+// entry points: node.ts (desktop, Remote, code-server: dist/extension.js) and web.ts (vscode.dev,
+// github.dev: dist/web/extension.js), which differ in where the server runs (platform.ts).
+// Activation is cheap: the server starts with the first log-like document, command, or terminal
+// output that needs it.
 import * as vscode from 'vscode';
-import { mcpCommand, registerAgents } from './agents';
+import { registerAnsiDecorations } from './ansiDecorations';
 import type { ErrorExplainerApi } from './api';
 import { registerCommands } from './commands';
 import { registerDataset } from './dataset';
-import { registerKnownErrors } from './knownErrors';
+import { needsServer } from './logDocuments';
 import { Notifier } from './notify';
+import type { ClientPlatform } from './platform';
 import { registerProblems } from './problems';
 import { registerRecordView } from './recordView';
 import { registerSearch } from './search';
@@ -18,35 +21,22 @@ import { registerSnippets } from './snippets';
 import { registerStatusBar } from './statusBar';
 import { registerTerminal } from './terminal';
 import { registerTrust } from './trust';
+import { registerWalkthrough } from './walkthrough';
 
 let services: Services | undefined;
 
-/** Documents whose presence starts the server: logs, output panels, record files. */
-function needsServer(doc: vscode.TextDocument): boolean {
-  if (doc.uri.scheme === 'output') return !decodeURIComponent(doc.uri.path).includes('Error Explainer');
-  if (doc.uri.scheme !== 'file' && doc.uri.scheme !== 'untitled') return false;
-  if (doc.languageId === 'log') return true;
-  const globs = vscode.workspace.getConfiguration('errorExplainer', doc.uri).get<string[]>('logFiles', []);
-  const patterns = [...globs, '**/.error-records/**', '**/*.errors.json'];
-  return patterns.some((pattern) => {
-    try {
-      return vscode.languages.match({ pattern }, doc) > 0;
-    } catch {
-      return false;
-    }
-  });
-}
-
-export function activate(context: vscode.ExtensionContext): ErrorExplainerApi {
+export function activateWith(context: vscode.ExtensionContext, platform: ClientPlatform): ErrorExplainerApi {
   const output = vscode.window.createOutputChannel('Error Explainer', { log: true });
   const notifier = new Notifier();
-  const server = new ServerHandle(context, output, notifier);
+  const server = new ServerHandle(output, notifier, platform);
+  // 'web' hides what needs Node (the dataset, Scan Log File…, the Known Errors view, the LM tool)
+  void vscode.commands.executeCommand('setContext', 'errorExplainer.web', platform.kind === 'web');
   const s: Services = {
     context,
     server,
     output,
     notifier,
-    state: { picker: undefined, terminalScans: [], statusText: { records: '', terminal: '' } },
+    state: { picker: undefined, terminalScans: [], terminalCommands: [], statusText: { records: '', recordsTooltip: '', terminal: '' } },
   };
   services = s;
   context.subscriptions.push(output, server);
@@ -57,15 +47,18 @@ export function activate(context: vscode.ExtensionContext): ErrorExplainerApi {
   registerSearch(s);
   registerSnippets(s);
   const setTerminalStatus = registerStatusBar(s);
-  // (agents & big logs: the Known Errors view also lists the terminal's matches)
-  const knownErrors = registerKnownErrors(s);
-  const agents = registerAgents(s);
+  const terminalListeners: (() => void)[] = [];
   const links = registerTerminal(s, (count, tooltip) => {
     setTerminalStatus(count, tooltip);
-    knownErrors.refresh();
+    for (const l of terminalListeners) l();
   });
   registerTrust(s);
+  const ansi = registerAnsiDecorations(s);
+  registerWalkthrough(s);
   const problems = registerProblems(s); // issue 15: Error Lens-like problem actions, end-of-line messages
+  // node: the Known Errors view (it also lists the terminal's matches), the LM tool, MCP
+  const features = platform.register?.(s, { onTerminalChanged: (l) => terminalListeners.push(l) });
+  if (features) context.subscriptions.push(features);
 
   const startIfNeeded = (doc: vscode.TextDocument): void => {
     if (!server.isStarted && needsServer(doc)) server.start().catch(() => undefined /* reported by ServerHandle */);
@@ -83,6 +76,7 @@ export function activate(context: vscode.ExtensionContext): ErrorExplainerApi {
     lastStatus: () => server.lastStatus,
     picker: () => (s.state.picker ? { ...s.state.picker, items: [...s.state.picker.items] } : undefined),
     terminalScans: () => s.state.terminalScans.slice(),
+    terminalCommands: () => s.state.terminalCommands.map((c) => ({ ...c })),
     seenReported: () => server.seenReported(),
     terminalLinks: async (line) => {
       const cts = new vscode.CancellationTokenSource();
@@ -92,10 +86,15 @@ export function activate(context: vscode.ExtensionContext): ErrorExplainerApi {
     },
     messages: () => notifier.shown.slice(),
     datasetSuggestions: () => dataset.suggestions(),
-    // agents & big logs
-    knownErrors: () => knownErrors.snapshot(),
-    agents: () => ({ ...agents }),
-    mcpCommand: () => mcpCommand(s),
+    ansiDecorations: (uri) => ansi.state(uri),
+    platform: () => platform.kind,
+    // agents & big logs (node only)
+    knownErrors: () => features?.knownErrors?.() ?? [],
+    agents: () => features?.agents?.() ?? { toolRegistered: false, mcpProviderRegistered: false },
+    mcpCommand: () => {
+      if (!features?.mcpCommand) throw new Error('the MCP server needs the Node.js extension host');
+      return features.mcpCommand();
+    },
     // issue 15
     inlineMessages: (uri) => problems.inlineMessages(uri),
   };

@@ -1,5 +1,7 @@
 // "Search Error Records": a QuickPick that asks the server as the user types (exact code / id /
 // slug, then pattern matches, then fuzzy tokens; the server ranks) and opens the chosen record.
+// Before anything is typed it lists the errors seen recently in logs, output panels and terminals
+// (the server's answer to an empty query).
 import * as vscode from 'vscode';
 import { Commands, SearchHitDto, SearchParams, SearchRequest } from '../../server/src/protocol';
 import { trackPicker } from './picker';
@@ -28,10 +30,11 @@ function oneLine(text: string, max = 160): string {
 }
 
 export function toItem(hit: SearchHitDto): HitItem {
+  const seen = hit.kind === 'recent' ? `seen in ${hit.seenIn ?? 'this session'}` : '';
   return {
     label: oneLine(hit.errorMessage),
     description: hit.repo,
-    detail: hitDetail(hit),
+    detail: [seen, hitDetail(hit)].filter(Boolean).join(' · '),
     alwaysShow: true, // the server already filtered and ranked; VS Code must not filter again
     hit,
   };
@@ -45,6 +48,7 @@ export function searchRecords(s: Services, initial?: string, open = true): Promi
   const qp = vscode.window.createQuickPick<HitItem>();
   qp.title = 'Search Error Records';
   qp.placeholder = 'Type an error message, code, class or id';
+  const RECENT_PLACEHOLDER = 'Type an error message, code, class or id (below: errors seen recently)';
   qp.matchOnDescription = false;
   qp.matchOnDetail = false;
   const tracking = trackPicker(s, 'search', qp);
@@ -54,23 +58,21 @@ export function searchRecords(s: Services, initial?: string, open = true): Promi
   const query = (value: string): void => {
     if (timer) clearTimeout(timer);
     cts?.cancel();
-    if (!value.trim()) {
-      qp.items = [];
-      qp.busy = false;
-      tracking.sync();
-      return;
-    }
     qp.busy = true;
     tracking.sync();
     timer = setTimeout(() => {
       const mine = new vscode.CancellationTokenSource();
       cts = mine;
+      const empty = !value.trim();
       s.server
-        .request<SearchParams, SearchHitDto[]>(SearchRequest.type, { query: value, limit: LIMIT }, mine.token)
+        .request<SearchParams, SearchHitDto[]>(SearchRequest.type, { query: empty ? '' : value, limit: LIMIT }, mine.token)
         .then(
           (hits) => {
             if (mine.token.isCancellationRequested) return;
-            qp.items = hits.map(toItem);
+            const items: (HitItem | vscode.QuickPickItem)[] = hits.map(toItem);
+            if (empty && items.length) items.unshift({ label: 'recently seen', kind: vscode.QuickPickItemKind.Separator });
+            qp.placeholder = empty && hits.length ? RECENT_PLACEHOLDER : 'Type an error message, code, class or id';
+            qp.items = items as HitItem[];
             qp.busy = false;
             tracking.sync();
           },
@@ -98,7 +100,7 @@ export function searchRecords(s: Services, initial?: string, open = true): Promi
       tracking.dispose();
       qp.dispose();
       if (chosen && open) {
-        openRecordView({ id: chosen.id }, s.output).then(
+        openRecordView({ id: chosen.id }, s.output, chosen).then(
           () => resolve(chosen?.id),
           (e: unknown) => {
             s.output.error(`opening record ${chosen?.id} failed: ${String(e)}`);
@@ -108,10 +110,8 @@ export function searchRecords(s: Services, initial?: string, open = true): Promi
       } else resolve(chosen?.id);
     });
     qp.show();
-    if (initial) {
-      qp.value = initial; // setting value programmatically does not fire onDidChangeValue
-      query(initial);
-    }
+    if (initial) qp.value = initial; // setting value programmatically does not fire onDidChangeValue
+    query(initial ?? ''); // empty: the recent errors
   });
 }
 

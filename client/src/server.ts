@@ -1,20 +1,12 @@
 // The language server connection: created once, started lazily (first log document, first
 // command, first terminal output), restarted a bounded number of times when it crashes, with the
-// client-side state (trust, terminal matches) re-sent after every (re)start.
-import * as path from 'node:path';
+// client-side state (trust, terminal matches) re-sent after every (re)start. Where the server
+// runs (a Node process or a Web Worker) is the platform's business (platform.ts).
 import * as vscode from 'vscode';
-import {
-  CloseAction,
-  ErrorAction,
-  LanguageClient,
-  LanguageClientOptions,
-  NotificationType,
-  ServerOptions,
-  State,
-  TransportKind,
-} from 'vscode-languageclient/node';
+import { type BaseLanguageClient, CloseAction, ErrorAction, type LanguageClientOptions, type NotificationType, State } from 'vscode-languageclient';
 import { Commands, InitializationOptions, SeenNotification, SeenParams, StatusNotification, StatusResult } from '../../server/src/protocol';
 import { Notifier } from './notify';
+import type { ClientPlatform } from './platform';
 import { withSnippetEdit } from './snippets';
 
 export const CLIENT_ID = 'errorExplainer';
@@ -27,14 +19,14 @@ const RESTART_WINDOW_MS = 3 * 60 * 1000;
 const TRUSTED_COMMANDS: string[] = Object.values(Commands);
 
 export class ServerHandle implements vscode.Disposable {
-  private client: LanguageClient | undefined;
-  private starting: Promise<LanguageClient> | undefined;
+  private client: BaseLanguageClient | undefined;
+  private starting: Promise<BaseLanguageClient> | undefined;
   private readonly crashes: number[] = [];
   private readonly seen: SeenParams[] = [];
   private readonly statusEmitter = new vscode.EventEmitter<StatusResult>();
   private readonly runningEmitter = new vscode.EventEmitter<void>();
   private readonly disposables: vscode.Disposable[] = [];
-  private readonly handlers: ((client: LanguageClient) => vscode.Disposable)[] = [];
+  private readonly handlers: ((client: BaseLanguageClient) => vscode.Disposable)[] = [];
   /** Times the server was (re)started after a crash; exposed to tests. */
   restarts = 0;
   /** True once the client gave up restarting. */
@@ -49,9 +41,9 @@ export class ServerHandle implements vscode.Disposable {
   readonly onRunning = this.runningEmitter.event;
 
   constructor(
-    private readonly context: vscode.ExtensionContext,
     private readonly output: vscode.LogOutputChannel,
     private readonly notifier: Notifier,
+    readonly platform: ClientPlatform,
   ) {}
 
   get isStarted(): boolean {
@@ -59,7 +51,7 @@ export class ServerHandle implements vscode.Disposable {
   }
 
   /** Starts the server on first use; later calls return the same client. */
-  start(): Promise<LanguageClient> {
+  start(): Promise<BaseLanguageClient> {
     if (!this.starting) {
       this.starting = this.create().catch((e: unknown) => {
         this.starting = undefined;
@@ -97,7 +89,7 @@ export class ServerHandle implements vscode.Disposable {
   /** A server -> client notification handler: registered on the client before it starts (nothing
    * sent early is lost) and kept across restarts. */
   onNotification<P>(type: NotificationType<P>, handler: (params: P) => void): void {
-    const register = (client: LanguageClient): vscode.Disposable => client.onNotification(type, handler);
+    const register = (client: BaseLanguageClient): vscode.Disposable => client.onNotification(type, handler);
     this.handlers.push(register);
     if (this.client) this.disposables.push(register(this.client));
   }
@@ -107,22 +99,18 @@ export class ServerHandle implements vscode.Disposable {
     await this.client.sendNotification(method, params);
   }
 
-  private async create(): Promise<LanguageClient> {
-    const module = this.context.asAbsolutePath(path.join('dist', 'server.js'));
-    const serverOptions: ServerOptions = {
-      run: { module, transport: TransportKind.ipc },
-      debug: { module, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6019'] } },
-    };
+  private async create(): Promise<BaseLanguageClient> {
+    await this.platform.prepare();
+    const schemes = [...new Set(['file', 'untitled', 'output', ...this.platform.documentSchemes()])];
     const clientOptions: LanguageClientOptions = {
       // Every text document: the server decides what is a log (language `log`, output panels,
       // errorExplainer.logFiles) and what is source code (snippet code actions).
-      documentSelector: [{ scheme: 'file' }, { scheme: 'untitled' }, { scheme: 'output' }],
+      documentSelector: schemes.map((scheme) => ({ scheme })),
       outputChannel: this.output,
       traceOutputChannel: this.output,
       initializationOptions: (): InitializationOptions => ({
-        bundledRecordsPath: this.context.asAbsolutePath('records'),
+        ...this.platform.initializationOptions(),
         workspaceTrusted: vscode.workspace.isTrusted,
-        storagePath: this.context.globalStorageUri.fsPath,
       }),
       synchronize: {
         configurationSection: 'errorExplainer',
@@ -158,7 +146,7 @@ export class ServerHandle implements vscode.Disposable {
         return false;
       },
     };
-    const client = new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
+    const client = this.platform.createClient(CLIENT_ID, CLIENT_NAME, clientOptions);
     this.client = client;
     // Handlers registered before start survive restarts (the client re-registers them).
     this.disposables.push(
@@ -201,7 +189,7 @@ export class ServerHandle implements vscode.Disposable {
   }
 
   /** Rebuild the state the server cannot know by itself after a (re)start. */
-  private async afterRunning(client: LanguageClient): Promise<void> {
+  private async afterRunning(client: BaseLanguageClient): Promise<void> {
     // The server may still be loading its records (a seen id it does not know yet is dropped), so
     // send now and again with its first status report.
     this.resendSeen = this.seen.length > 0;
@@ -209,7 +197,7 @@ export class ServerHandle implements vscode.Disposable {
     this.runningEmitter.fire();
   }
 
-  private async sendSeen(client: LanguageClient): Promise<void> {
+  private async sendSeen(client: BaseLanguageClient): Promise<void> {
     try {
       for (const s of this.seen) await client.sendNotification(SeenNotification.type, s);
     } catch (e) {
@@ -221,8 +209,13 @@ export class ServerHandle implements vscode.Disposable {
   async restart(): Promise<void> {
     this.crashes.length = 0;
     this.gaveUp = false;
-    if (this.client) await this.client.restart();
-    else await this.start();
+    // node's LanguageClient has restart(); elsewhere stop + start (the web client makes a new worker)
+    const client = this.client as (BaseLanguageClient & { restart?: () => Promise<void> }) | undefined;
+    if (client?.restart) await client.restart();
+    else if (client) {
+      if (client.state === State.Running) await client.stop(2000);
+      await client.start();
+    } else await this.start();
   }
 
   async stop(): Promise<void> {

@@ -1,7 +1,7 @@
 // The objects every feature file gets: the server connection, the log, user messages, and the
 // observable state the extension API exposes to tests.
 import type * as vscode from 'vscode';
-import type { PickerState, TerminalScan } from './api';
+import type { PickerState, TerminalCommand, TerminalScan } from './api';
 import type { Notifier } from './notify';
 import type { ServerHandle } from './server';
 
@@ -13,6 +13,7 @@ export interface Services {
   state: {
     picker: PickerState | undefined;
     terminalScans: TerminalScan[];
-    statusText: { records: string; terminal: string };
+    terminalCommands: TerminalCommand[];
+    statusText: { records: string; recordsTooltip: string; terminal: string };
   };
 }

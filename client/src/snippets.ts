@@ -18,6 +18,7 @@ import {
   SnippetRequest,
   SnippetResult,
 } from '../../server/src/protocol';
+import { isFileLike } from './logDocuments';
 import { pickOne } from './picker';
 import { RECORD_SCHEME } from './recordView';
 import { searchRecords } from './search';
@@ -36,7 +37,7 @@ const LOG_NAME = /\.(log|out|err)(\.\d+)?$/i;
 
 /** A code document: a real file or untitled document that is not a log, output panel or record view. */
 function isCodeDocument(d: vscode.TextDocument | undefined): d is vscode.TextDocument {
-  return !!d && (d.uri.scheme === 'file' || d.uri.scheme === 'untitled') && d.languageId !== 'log' && !LOG_NAME.test(d.fileName);
+  return !!d && isFileLike(d.uri) && d.languageId !== 'log' && !LOG_NAME.test(d.fileName);
 }
 
 /** A code editor: see isCodeDocument. */
@@ -93,7 +94,7 @@ export function registerSnippets(s: Services): void {
       const uri = tab.input.uri;
       if (uri.scheme === RECORD_SCHEME) continue;
       const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
-      if (doc ? isCodeDocument(doc) : (uri.scheme === 'file' || uri.scheme === 'untitled') && !LOG_NAME.test(uri.path)) add(uri);
+      if (doc ? isCodeDocument(doc) : isFileLike(uri) && !LOG_NAME.test(uri.path)) add(uri);
     }
     return [...out.values()];
   };

@@ -1,29 +1,30 @@
-// Two status bar items: records loaded (+ record-file problems, restricted mode), which opens a
-// small menu (search, reload, output); and "N known errors" after a terminal command printed some.
+// Two status bar items: the records item ("$(book) 2,506 error records", + record-file problems,
+// restricted mode), whose tooltip and menu offer the useful commands; and "N known errors" after
+// a terminal command printed some.
 import * as vscode from 'vscode';
-import { Commands, StatusResult } from '../../server/src/protocol';
+import { Commands } from '../../server/src/protocol';
+import { DatasetCommands } from './dataset';
 import { pickOne } from './picker';
 import type { Services } from './services';
+import { recordsStatusText } from './statusText';
 
-const STATUS_MENU = 'errorExplainer.statusMenu';
+export const STATUS_MENU = 'errorExplainer.statusMenu';
+export const OPEN_SETTINGS = 'errorExplainer.openSettings';
+export const GET_STARTED = 'errorExplainer.getStarted';
+export const WALKTHROUGH_ID = 'error-explainer.error-explainer#errorExplainer.gettingStarted';
 
-export function recordsText(st: StatusResult | undefined, trusted: boolean): { text: string; tooltip: string } {
-  const restricted = trusted ? '' : ' (restricted)';
-  if (!st) {
-    return {
-      text: `$(book) Error Explainer${restricted}`,
-      tooltip: 'Error Explainer: records load with the first log file, terminal error or command.',
-    };
-  }
-  const problems = st.problems ? ` $(warning) ${st.problems}` : '';
-  const building = st.sources.some((src) => src.building === true);
-  const lines = [`${st.records} error records loaded`];
-  for (const src of st.sources) lines.push(`- ${src.origin}: ${src.records} from ${src.path}${src.building ? ' (indexing in the background: these match once it is done)' : ''}`);
-  if (st.problems) lines.push(`${st.problems} problem(s) in record files (see the Problems panel / output)`);
-  if (!trusted || !st.workspaceTrusted) lines.push('Restricted mode: workspace records and workspace record paths are ignored until the folder is trusted.');
-  lines.push(`load ${Math.round(st.timings.loadMs)} ms, index ${Math.round(st.timings.indexMs)} ms`);
-  return { text: `$(book) ${st.records}${building ? ' $(sync~spin)' : ''}${problems}${restricted}`, tooltip: lines.join('\n') };
+/** Markdown text of plain text (paths, record counts) for a trusted tooltip. */
+function escapeMd(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, '\\$&');
 }
+
+/** Commands linked from the tooltip (the only ones its Markdown may run). */
+const TOOLTIP_LINKS: [string, string][] = [
+  ['$(search) Search', Commands.search],
+  ['$(file-text) Errors in this file', Commands.showErrorsInFile],
+  ['$(refresh) Reload', Commands.reloadRecords],
+  ['$(gear) Settings', OPEN_SETTINGS],
+];
 
 export function registerStatusBar(s: Services): (count: number, tooltip: string) => void {
   const records = vscode.window.createStatusBarItem('errorExplainer.records', vscode.StatusBarAlignment.Right, 100);
@@ -33,12 +34,20 @@ export function registerStatusBar(s: Services): (count: number, tooltip: string)
   terminal.name = 'Error Explainer Terminal Errors';
   terminal.command = 'errorExplainer.showTerminalErrors';
   terminal.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
+  let title = 'Error Explainer';
 
   const updateRecords = (): void => {
-    const { text, tooltip } = recordsText(s.server.lastStatus, vscode.workspace.isTrusted);
-    records.text = text;
-    records.tooltip = tooltip;
-    s.state.statusText.records = text;
+    const t = recordsStatusText(s.server.lastStatus, vscode.workspace.isTrusted);
+    title = t.title;
+    const md = new vscode.MarkdownString(undefined, true);
+    md.isTrusted = { enabledCommands: TOOLTIP_LINKS.map(([, c]) => c) };
+    md.appendMarkdown(`**${escapeMd(t.title)}**\n\n`);
+    for (const d of t.details) md.appendMarkdown(`${escapeMd(d)}  \n`);
+    md.appendMarkdown(`\n${TOOLTIP_LINKS.map(([label, c]) => `[${label}](command:${c})`).join(' · ')}  \n*Click for all commands*`);
+    records.text = t.text;
+    records.tooltip = md;
+    s.state.statusText.records = t.text;
+    s.state.statusText.recordsTooltip = [t.title, ...t.details].join('\n');
     records.show();
   };
   updateRecords();
@@ -48,15 +57,34 @@ export function registerStatusBar(s: Services): (count: number, tooltip: string)
     terminal,
     s.server.onStatus(updateRecords),
     vscode.workspace.onDidGrantWorkspaceTrust(updateRecords),
+    vscode.commands.registerCommand(OPEN_SETTINGS, () => vscode.commands.executeCommand('workbench.action.openSettings', '@ext:error-explainer.error-explainer')),
+    vscode.commands.registerCommand(GET_STARTED, () => vscode.commands.executeCommand('workbench.action.openWalkthrough', WALKTHROUGH_ID, false)),
     vscode.commands.registerCommand(STATUS_MENU, async () => {
-      const items: { label: string; command: string }[] = [
-        { label: '$(search) Search Error Records', command: Commands.search },
-        { label: '$(refresh) Reload Records', command: Commands.reloadRecords },
-        { label: '$(output) Show Output', command: Commands.showOutput },
+      const st = s.server.lastStatus;
+      const items: (vscode.QuickPickItem & { command?: string })[] = [
+        { label: '$(search) Search Error Records', detail: 'errors seen recently first; type a message, code, class or id', command: Commands.search },
       ];
-      if (s.server.lastStatus?.problems) items.push({ label: '$(warning) Show Record-File Problems', command: 'workbench.actions.view.problems' });
-      const pick = await pickOne(s, 'status', items, { title: records.tooltip?.toString().split('\n')[0] ?? 'Error Explainer' });
-      if (pick) await vscode.commands.executeCommand(pick.command);
+      if (vscode.window.activeTextEditor) items.push({ label: '$(file-text) Show Errors in This File', description: vscode.workspace.asRelativePath(vscode.window.activeTextEditor.document.uri), command: Commands.showErrorsInFile });
+      if (s.state.terminalScans.length) items.push({ label: '$(terminal) Show Known Errors from the Terminal', command: 'errorExplainer.showTerminalErrors' });
+      if (st?.problems) items.push({ label: '$(warning) Show Record-File Problems', description: `${st.problems}`, command: 'workbench.actions.view.problems' });
+      items.push({ label: '$(refresh) Reload Records', command: Commands.reloadRecords });
+      // (the dataset needs a cache folder and Node's network stack: not in the web build)
+      if (s.server.platform.kind !== 'web') {
+        items.push(
+          { label: '', kind: vscode.QuickPickItemKind.Separator },
+          { label: '$(cloud-download) Download ErrLookup Dataset…', detail: 'about 500,000 explained errors of open-source projects, cached offline', command: DatasetCommands.sync },
+          { label: '$(database) ErrLookup Dataset Status', command: DatasetCommands.status },
+        );
+      }
+      items.push(
+        { label: '', kind: vscode.QuickPickItemKind.Separator },
+        { label: '$(output) Show Output', command: Commands.showOutput },
+        { label: '$(gear) Open Settings', command: OPEN_SETTINGS },
+        { label: '$(book) Get Started', description: 'walkthrough', command: GET_STARTED },
+      );
+      const pick = await pickOne(s, 'status', items, { title });
+      if (pick?.command) await vscode.commands.executeCommand(pick.command);
+      return pick?.command;
     }),
   );
 

@@ -2,19 +2,21 @@
 // - a terminal link provider turns the matched span of a terminal line into a link (tooltip: the
 //   record's class and first sentence; activating it opens the record view with the captures);
 // - with shell integration, each command's whole output is read (execution.read() from the start
-//   event), escape sequences stripped, and matched; known errors give the status item
-//   "N known errors", one notification (if enabled) and a SeenNotification to the server.
+//   event), escape sequences stripped (core/ansi.ts terminalText), and matched; known errors give
+//   the status item "N known errors", one notification (if enabled) and a SeenNotification to the
+//   server. The status item always speaks of the last command: hidden when it printed no known
+//   error, or when VS Code passed none of its output to extensions (terminalOutput.ts).
 import * as vscode from 'vscode';
 import { stripControls } from '../../server/src/core/render';
 import { MatchDto, RecordParams, RecordRequest, RecordResult } from '../../server/src/protocol';
-import { stripTerminalEscapes } from './ansi';
+import { terminalText } from '../../server/src/core/ansi';
 import { distinctRecords, explainText } from './commands';
 import { pickOne } from './picker';
 import { openRecordView } from './recordView';
+import type { TerminalCommand } from './api';
+import { OutputCollector, readFromNow } from './terminalOutput';
 import type { Services } from './services';
 
-/** Output kept per command: the last this many characters (errors are usually at the end). */
-export const MAX_OUTPUT_CHARS = 2 * 1024 * 1024;
 /** Terminal lines longer than this are cut before matching (link provider). */
 const MAX_LINE_CHARS = 8192;
 const NOTIFY_INTERVAL_MS = 10_000;
@@ -34,31 +36,6 @@ function firstSentence(text: unknown): string {
   const t = stripControls(text).replace(/\s+/g, ' ').trim();
   const m = /^(.{1,300}?[.!?])(\s|$)/.exec(t);
   return m?.[1] ?? (t.length > 300 ? `${t.slice(0, 299)}…` : t);
-}
-
-/** An execution's output, read from its start event into a bounded buffer (keeps the tail). */
-class OutputCollector {
-  private buf = '';
-  readonly done: Promise<void>;
-
-  constructor(stream: AsyncIterable<string>, onError: (e: unknown) => void) {
-    this.done = (async () => {
-      try {
-        for await (const chunk of stream) {
-          this.buf += chunk;
-          if (this.buf.length > MAX_OUTPUT_CHARS * 1.5) this.buf = this.buf.slice(this.buf.length - MAX_OUTPUT_CHARS);
-        }
-      } catch (e) {
-        onError(e);
-      }
-    })();
-  }
-
-  /** The output so far; waits (briefly) for the stream to end first. */
-  async text(waitMs: number): Promise<string> {
-    await Promise.race([this.done, new Promise((r) => setTimeout(r, waitMs))]);
-    return this.buf.length > MAX_OUTPUT_CHARS ? this.buf.slice(this.buf.length - MAX_OUTPUT_CHARS) : this.buf;
-  }
 }
 
 export function registerTerminal(s: Services, setTerminalStatus: (count: number, tooltip: string) => void): vscode.TerminalLinkProvider<ErrorLink> {
@@ -98,7 +75,7 @@ export function registerTerminal(s: Services, setTerminalStatus: (count: number,
       return links;
     },
     handleTerminalLink(link) {
-      void openRecordView({ id: link.match.record.id, captures: link.match.captures, matchedText: link.match.text }, s.output);
+      void openRecordView({ id: link.match.record.id, captures: link.match.captures, matchedText: link.match.text }, s.output, link.match.record);
     },
   };
 
@@ -111,17 +88,31 @@ export function registerTerminal(s: Services, setTerminalStatus: (count: number,
     if (!reading) return;
     // The stream ends with the command; do not wait long for one that does not.
     const raw = await reading.text(2000);
-    const text = stripTerminalEscapes(raw);
-    if (!text.trim()) return;
-    const matches = await explainText(s, text);
-    if (!matches.length) return;
     const source = `terminal:${e.terminal.name}`;
     const commandLine = e.execution.commandLine.value;
+    const command: TerminalCommand = { source, commandLine, outputReceived: reading.chunks > 0, matches: 0 };
+    s.state.terminalCommands.push(command);
+    if (s.state.terminalCommands.length > 50) s.state.terminalCommands.shift();
+    if (!command.outputReceived) {
+      // The status item must not keep an earlier command's count for this one.
+      setTerminalStatus(0, '');
+      s.output.info(
+        `terminal: VS Code passed none of the output of \`${commandLine}\` to extensions (a known VS Code limitation for commands that finish within milliseconds); hover a line in the terminal to explain it`,
+      );
+      return;
+    }
+    const text = terminalText(raw);
+    const matches = text.trim() ? await explainText(s, text) : [];
+    command.matches = matches.length;
+    if (!matches.length) {
+      setTerminalStatus(0, '');
+      return;
+    }
     s.state.terminalScans.push({ source, commandLine, matches });
     if (s.state.terminalScans.length > 20) s.state.terminalScans.shift();
     const first = matches[0] as MatchDto;
     const n = matches.length;
-    setTerminalStatus(n, `${n} known error${n === 1 ? '' : 's'} in the output of \`${commandLine}\`; first: ${first.record.errorMessage}`);
+    setTerminalStatus(n, `${n} known error${n === 1 ? '' : 's'} in the output of \`${commandLine}\` (${e.terminal.name}); first: ${first.record.errorClass ? `${first.record.errorClass}: ` : ''}${first.record.errorMessage}`);
     const seen = distinctRecords(matches).map((m) => ({ id: m.record.id, captures: m.captures }));
     await s.server.reportSeen({ source, matches: seen });
     if (settings().notifications && Date.now() - lastNotified > NOTIFY_INTERVAL_MS) {
@@ -133,7 +124,7 @@ export function registerTerminal(s: Services, setTerminalStatus: (count: number,
         `Known error in the terminal: ${first.record.errorClass ? `${first.record.errorClass}: ` : ''}${first.text}${more}`,
         ['Explain', 'Show All'],
       );
-      if (pick === 'Explain') await openRecordView({ id: first.record.id, captures: first.captures, matchedText: first.text }, s.output);
+      if (pick === 'Explain') await openRecordView({ id: first.record.id, captures: first.captures, matchedText: first.text }, s.output, first.record);
       else if (pick === 'Show All') await vscode.commands.executeCommand(SHOW_TERMINAL_ERRORS);
     }
   };
@@ -142,7 +133,7 @@ export function registerTerminal(s: Services, setTerminalStatus: (count: number,
     vscode.window.registerTerminalLinkProvider(linkProvider),
     vscode.window.onDidStartTerminalShellExecution((e) => {
       if (!settings().enabled) return;
-      const reading = new OutputCollector(e.execution.read(), (err) => s.output.warn(`reading terminal output failed: ${String(err)}`));
+      const reading = new OutputCollector(readFromNow(e.execution), (err) => s.output.warn(`reading terminal output failed: ${String(err)}`));
       pending.set(e.execution, reading);
     }),
     vscode.window.onDidEndTerminalShellExecution((e) => {
@@ -166,7 +157,7 @@ export function registerTerminal(s: Services, setTerminalStatus: (count: number,
       }
       const pick = await pickOne(s, 'terminalErrors', items, { title: 'Known errors seen in terminals', matchOnDetail: true });
       if (!pick) return undefined;
-      await openRecordView({ id: pick.match.record.id, captures: pick.match.captures, matchedText: pick.match.text }, s.output);
+      await openRecordView({ id: pick.match.record.id, captures: pick.match.captures, matchedText: pick.match.text }, s.output, pick.match.record);
       return pick.match.record.id;
     }),
   );

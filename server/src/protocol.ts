@@ -96,6 +96,26 @@ export interface InitializationOptions {
   workspaceTrusted?: boolean;
   /** Folder for caches (the extension's global storage). */
   storagePath?: string;
+  /**
+   * Records read by the client (the web build, which has no file system: bundled records,
+   * `records.paths` and `.error-records/` read through `workspace.fs`). When present, the server
+   * loads these instead of reading paths; RecordFilesNotification replaces them later.
+   */
+  recordFiles?: RecordFileDto[];
+}
+
+/** A record file the client read. */
+export interface RecordFileDto {
+  /** bundled < user < workspace: later origins win on duplicate ids (as with paths). */
+  origin: 'bundled' | 'user' | 'workspace';
+  /** The source it belongs to (a records folder, a configured path), as the status lists it. */
+  root: string;
+  /** The file (URI); its problems are reported on it. */
+  uri: string;
+  /** The file's bytes, base64 (gzip already decompressed by the client). */
+  base64?: string;
+  /** Why the client could not read it (then base64 is absent). */
+  error?: string;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -138,9 +158,14 @@ export interface SearchParams {
 }
 export interface SearchHitDto extends RecordSummaryDto {
   score: number;
-  kind: 'code' | 'id' | 'slug' | 'pattern' | 'fuzzy';
+  /** 'recent': an empty query's answer, a record seen in a log, output panel or terminal. */
+  kind: 'code' | 'id' | 'slug' | 'pattern' | 'fuzzy' | 'recent';
+  /** kind 'recent': where it was seen last ("app.log", "terminal:bash"), when known. */
+  seenIn?: string;
 }
-/** Ranked lookup over every loaded record: exact code/id/slug, then pattern matches, then fuzzy. */
+/** Ranked lookup over every loaded record: exact code/id/slug, then pattern matches, then fuzzy.
+ * An empty query answers the records seen in this session (logs, output panels, terminals), most
+ * recent first. */
 export namespace SearchRequest {
   export const method = 'errorExplainer/search';
   export const type = new RequestType<SearchParams, SearchHitDto[], void>(method);
@@ -455,6 +480,15 @@ export interface TrustParams {
 export namespace TrustNotification {
   export const method = 'errorExplainer/trust';
   export const type = new NotificationType<TrustParams>(method);
+}
+
+export interface RecordFilesParams {
+  files: RecordFileDto[];
+}
+/** client -> server: the record files the client reads changed (web build); records reload. */
+export namespace RecordFilesNotification {
+  export const method = 'errorExplainer/recordFiles';
+  export const type = new NotificationType<RecordFilesParams>(method);
 }
 
 export interface DatasetSuggestionParams {

@@ -2,14 +2,14 @@
 # End-to-end tests in a real VS Code: code-server 4.100.3 (VS Code 1.100.3 workbench + extension
 # host) driven by headless Chromium. Installs what it needs (scripts/install-code-server.sh,
 # reused when present), builds, runs every suite against a fresh copy of its fixture workspace,
-# then the UI-level hover test, then packages the .vsix and tests the installed package.
+# then the UI-level tests (hover; the tour of issue 15 with its screenshots), then packages the .vsix and tests the installed package.
 #   bash test/e2e/run.sh                 everything (what `npm test` / .ci/run do)
 #   E2E_ONLY="editor terminal" bash test/e2e/run.sh   only these steps
 #   E2E_GREP="task running" E2E_ONLY=editor bash test/e2e/run.sh   only the tests whose title contains it
-# Steps: smoke editor terminal agents crash restricted ui package. Exit status is non-zero when any fails.
+# Steps: smoke editor terminal agents crash restricted ux ui package. Exit status is non-zero when any fails.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-only=" ${E2E_ONLY:-smoke editor terminal agents crash restricted ui package} "
+only=" ${E2E_ONLY:-smoke editor terminal agents crash restricted ux ui package} "
 want() { [[ "$only" == *" $1 "* ]]; }
 
 t0=$(date +%s)
@@ -42,7 +42,9 @@ want agents && step agents harness --workspace "$(fixture e2e-basic agents)" --t
 want crash && step crash harness --workspace "$(fixture e2e-basic crash)" --tests out/e2e/suite-crash.js
 # Restricted Mode: workspace trust stays enabled, so the folder opens untrusted.
 want restricted && step restricted harness --trust --workspace "$(fixture e2e-restricted restricted)" --tests out/e2e/suite-restricted.js
+want ux && step ux harness --workspace "$(fixture e2e-basic ux)" --tests out/e2e/suite-ux.js
 want ui && step "ui hover (Chromium)" node test/e2e/ui-hover.js --workspace "$(fixture e2e-basic ui)" --screenshot test/e2e/artifacts/hover.png
+want ui && step "ui tour (Chromium)" node test/e2e/ui-tour.js --workspace "$(fixture e2e-basic tour)" --artifacts test/e2e/artifacts
 if want package; then
   vsix="$work/error-explainer.vsix"
   step "npm run package" npm run --silent package -- --out "$vsix"

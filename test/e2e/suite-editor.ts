@@ -19,6 +19,7 @@ import {
   posOf,
   rangeOf,
   recordDocs,
+  recordIdOf,
   tuple,
 } from './lib/util';
 
@@ -343,7 +344,7 @@ export function run(): Promise<void> {
         );
         assert.ok(items[0]?.startsWith('Inconsistent receive_count for req_id='), items.join(' | '));
         assert.equal(result, RECEIVE_COUNT_ID);
-        const view = await poll('the record view', () => recordDocs().find((d) => d.uri.path.includes(RECEIVE_COUNT_ID)));
+        const view = await poll('the record view', () => recordDocs().find((d) => recordIdOf(d) === RECEIVE_COUNT_ID));
         const text = plain(view.getText());
         assert.ok(text.includes('register_embedding_destinations memoizes'), text);
         // the whole record: solutions, snippets and the source window with its lines
@@ -369,7 +370,7 @@ export function run(): Promise<void> {
         );
         const [first, second] = [items[0] ?? '', items[1] ?? ''];
         assert.notEqual(first, second);
-        const view = await poll('the record view of the chosen hit', () => recordDocs().find((d) => d.uri.path.includes(String(result))));
+        const view = await poll('the record view of the chosen hit', () => recordDocs().find((d) => recordIdOf(d) === String(result)));
         // the view is the second hit's record, not the first's: its message is quoted under the title
         const quoted = /^> (.*)$/m.exec(plain(view.getText()))?.[1];
         assert.equal(quoted, second);
@@ -393,7 +394,7 @@ export function run(): Promise<void> {
         );
         const id = await vscode.commands.executeCommand<string>('errorExplainer.explainSelection');
         assert.equal(id, GATEWAY_ID);
-        const view = await poll('the record view', () => recordDocs().find((d) => d.uri.path.includes(GATEWAY_ID)));
+        const view = await poll('the record view', () => recordDocs().find((d) => recordIdOf(d) === GATEWAY_ID));
         const text = plain(view.getText());
         assert.match(text, /\| gateway \| stripe-eu \|/);
         assert.ok(text.includes('Retry with the same idempotency key'), text);

@@ -21,12 +21,15 @@ export function run(): Promise<void> {
       assert.deepEqual(JSON.parse(settings)['errorExplainer.records.paths'], ['more-records/extra.json']);
     });
 
-    it('the workspace does not choose the dataset URL: VS Code withholds it, and the server uses the one the user opted in for', async () => {
+    it('the workspace does not choose the dataset URL or repositories: VS Code withholds them, and the server uses the one the user opted in for', async () => {
       const settings = JSON.parse(fs.readFileSync(path.join(workspaceRoot().fsPath, '.vscode', 'settings.json'), 'utf8'));
       assert.equal(settings['errorExplainer.dataset.url'], 'https://dataset.invalid');
       const cfg = vscode.workspace.getConfiguration('errorExplainer');
       assert.equal(cfg.get<string>('dataset.url'), 'https://errors.standardbeagle.com');
       assert.equal(cfg.get<number>('dataset.refreshHours'), 24);
+      // nor which repositories of it are matched (the fixture asks for all: "*")
+      assert.deepEqual(settings['errorExplainer.dataset.repos'], ['*']);
+      assert.deepEqual(cfg.get<string[]>('dataset.repos'), []);
       const st = (await vscode.commands.executeCommand('errorExplainer.datasetStatus')) as { url: string; optedIn: boolean };
       assert.equal(st.url, 'https://errors.standardbeagle.com');
       assert.equal(st.optedIn, false);

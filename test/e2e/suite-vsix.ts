@@ -23,7 +23,11 @@ export function run(): Promise<void> {
       const files = listFiles(ext.extensionPath).filter((f) => !/^\.vsixmanifest$|^\[Content_Types\]\.xml$/.test(f));
       assert.ok(files.includes('dist/extension.js') && files.includes('dist/server.js'), files.join('\n'));
       assert.ok(files.some((f) => f.startsWith('records/')), files.join('\n'));
-      const unexpected = files.filter((f) => !/^(dist\/(extension|server|cli)\.js|records\/.+|package\.json|README\.md|test\/e2e\/artifacts\/hover\.png|LICENSE(\.\w+)?|CHANGELOG\.md)$/i.test(f));
+      const unexpected = files.filter((f) => !/^(dist\/(extension|server|cli)\.js|records\/.+|package\.json|README\.md|test\/e2e\/artifacts\/(hover|problems|terminal|ansi)\.png|media\/icon\.png|media\/walkthrough\/[\w-]+\.(md|log)|LICENSE(\.\w+)?|CHANGELOG\.md)$/i.test(f));
+      // the icon, the walkthrough's pages and sample log, and the changelog are in the package
+      for (const f of ['media/icon.png', 'media/walkthrough/sample.log', 'media/walkthrough/open-log.md']) assert.ok(files.includes(f), `${f} missing`);
+      // vsce stores README.md and CHANGELOG.md as extension/readme.md and extension/changelog.md
+      assert.ok(files.some((f) => f.toLowerCase() === 'changelog.md'), `CHANGELOG.md missing:\n${files.join('\n')}`);
       assert.deepEqual(unexpected, []);
     });
 
@@ -33,7 +37,8 @@ export function run(): Promise<void> {
       const doc = (await openFixture('logs/app.log')).document;
       const md = await poll('a hover', () => hoverText(doc.uri, posOf(doc, 'Inconsistent receive_count', 4)));
       assert.ok(md.includes('register'), md);
-      assert.match(md.replace(/\\/g, ''), /\| req_id \| req-42 \|/);
+      // (the glance since uxed: "**Captured:** req_id = `req-42` · …")
+      assert.match(md.replace(/\\/g, ''), /\*\*Captured:\*\* req_id = `req-42`/);
     });
   });
 }

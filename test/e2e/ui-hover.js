@@ -8,6 +8,7 @@
 'use strict';
 const path = require('path');
 const { startCodeServer, launchBrowser, ROOT } = require('./code-server');
+const { waitFullyRendered } = require('./lib/ui');
 
 const arg = (name, def) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -33,7 +34,7 @@ async function main() {
     await page.goto(cs.url([['extensionDevelopmentPath', cs.remote(ROOT)], ['skipWelcome', 'true']]), { waitUntil: 'domcontentloaded' });
     await page.locator('.monaco-workbench').waitFor();
     // The extension is active once its status item is there.
-    await page.locator('.statusbar-item', { hasText: 'Error Explainer' }).first().waitFor();
+    await page.locator('.statusbar-item', { hasText: /Error Explainer|error records?/ }).first().waitFor();
     console.log('workbench ready, extension active');
 
     // Open the log like a person: Ctrl+P, type the name, Enter.
@@ -85,6 +86,9 @@ async function main() {
       }
       await page.mouse.move(box.x, box.y + 200); // away, then back
     }
+    // The hover fades in (a CSS animation on the widget): shoot it only once it is fully drawn,
+    // or the log's text shows through it.
+    await waitFullyRendered(page, '.monaco-hover:not(.hidden)');
     await page.screenshot({ path: screenshot });
     console.log(`screenshot: ${path.relative(process.cwd(), screenshot)}`);
     console.log(`hover text:\n${text.split('\n').slice(0, 30).map((l) => `  | ${l}`).join('\n')}`);

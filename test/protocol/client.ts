@@ -19,6 +19,7 @@ import {
 } from 'vscode-languageserver-protocol/node';
 import { BUNDLED_RECORDS as BUNDLED, SERVER, WORKSPACE_FIXTURE as FIXTURE, tempDir } from '../shared/paths';
 import type { Pos } from '../shared/positions';
+import { startWebWorker, type WebWorkerServer } from './webWorker';
 
 // the shared test helpers, where the protocol tests have always imported them from
 export { BUNDLED_RECORDS as BUNDLED, REPO, SERVER, WORKSPACE_FIXTURE as FIXTURE } from '../shared/paths';
@@ -74,6 +75,8 @@ export interface StartOptions {
   initializationOptions?: Record<string, unknown>;
   /** The errorExplainer section answered for workspace/configuration (per scopeUri if a function). */
   settings?: Record<string, unknown> | ((scopeUri: string | undefined) => Record<string, unknown>);
+  /** Run the web build (dist/web/server.js) in a worker-like vm context instead of a process. */
+  web?: boolean;
 }
 
 export class TestClient {
@@ -91,21 +94,35 @@ export class TestClient {
   private versions = new Map<string, number>();
 
   private constructor(
-    readonly proc: ChildProcess,
+    private readonly process_: ChildProcess | undefined,
     readonly conn: MessageConnection,
     readonly workspace: string,
+    /** The web build's worker (opts.web). */
+    readonly worker?: WebWorkerServer,
   ) {}
 
+  /** The server process (not for opts.web: that server runs in this process). */
+  get proc(): ChildProcess {
+    if (!this.process_) throw new Error('the web server has no process (it runs in a vm context)');
+    return this.process_;
+  }
+
   static async start(opts: StartOptions): Promise<TestClient> {
-    const server = opts.serverPath ?? SERVER;
-    const proc = spawn(process.execPath, [...(opts.nodeArgs ?? []), server, '--stdio'], {
-      cwd: path.dirname(path.dirname(server)),
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    const conn = createMessageConnection(new StreamMessageReader(proc.stdout!), new StreamMessageWriter(proc.stdin!));
-    const client = new TestClient(proc, conn, opts.workspace);
+    let client: TestClient;
+    if (opts.web) {
+      const worker = startWebWorker(opts.serverPath);
+      client = new TestClient(undefined, createMessageConnection(worker.reader, worker.writer), opts.workspace, worker);
+    } else {
+      const server = opts.serverPath ?? SERVER;
+      const proc = spawn(process.execPath, [...(opts.nodeArgs ?? []), server, '--stdio'], {
+        cwd: path.dirname(path.dirname(server)),
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      client = new TestClient(proc, createMessageConnection(new StreamMessageReader(proc.stdout!), new StreamMessageWriter(proc.stdin!)), opts.workspace);
+      proc.stderr!.on('data', (d) => (client.stderr += String(d)));
+    }
+    const conn = client.conn;
     client.settings = opts.settings ?? {};
-    proc.stderr!.on('data', (d) => (client.stderr += String(d)));
     conn.onNotification((method, params) => {
       client.notifications.push({ method, params });
       if (method === 'textDocument/publishDiagnostics') {
@@ -195,7 +212,8 @@ export class TestClient {
       // already gone
     }
     this.conn.dispose();
-    if (this.proc.exitCode === null) {
+    this.worker?.terminate();
+    if (this.process_ && this.process_.exitCode === null) {
       const exited = new Promise((r) => this.proc.once('exit', r));
       const t = setTimeout(() => this.proc.kill(), 2000);
       await exited;

@@ -15,6 +15,7 @@ import { detectIndentation } from '../../server/src/server/indentation';
 import { isLogLike } from '../../server/src/server/logKind';
 import { locateInLines, messageFragment } from '../../server/src/server/raiseSite';
 import { affectsSources, sourceSpecs } from '../../server/src/server/recordSources';
+import { search } from '../../server/src/server/customRequests';
 import { runSafe } from '../../server/src/server/runSafe';
 import { SeenRecords } from '../../server/src/server/seen';
 import { isExcluded, normalizeSettings } from '../../server/src/server/settings';
@@ -305,6 +306,31 @@ describe('server: commands, settings, sources, runSafe', () => {
     const s = new SeenRecords(3);
     for (const id of ['a', 'b', 'c', 'a', 'd']) s.note(id);
     assert.deepEqual(s.recent(), ['d', 'a', 'c']);
+  });
+
+  it('seen records keep where they were seen last; an empty search answers them, most recent first', async () => {
+    const s = new SeenRecords(2);
+    s.note('a', 'app.log');
+    s.note('a'); // no source: the last one stays
+    s.note('b', 'terminal:bash');
+    assert.equal(s.source('a'), 'app.log');
+    s.note('c');
+    assert.equal(s.source('a'), undefined, 'evicted with its record');
+
+    const ctx = makeCtx();
+    assert.deepEqual(search(ctx, { query: '' }), [], 'nothing seen yet');
+    const doc = ctx.documents.open('file:///w/logs/app%20one.log', 'log', 1, 'x\nERROR encode metadata not ready\nERROR no staged embedding for /send req_id=9 (already released)\n');
+    await documentDiagnostics(ctx, doc);
+    ctx.seen.note(ID_META, 'terminal:bash');
+    const hits = search(ctx, { query: '  ', limit: 5 });
+    assert.deepEqual(hits.map((h) => [h.id, h.kind, h.seenIn]), [
+      [ID_META, 'recent', 'terminal:bash'],
+      [ID_SEND, 'recent', 'app one.log'],
+    ]);
+    assert.equal(search(ctx, { query: '', limit: 1 }).length, 1);
+    // Malformed params are not an empty query: they answer nothing.
+    assert.deepEqual(search(ctx, {} as never), []);
+    assert.deepEqual(search(ctx, { query: 42 } as never), []);
   });
 
   it('an empty catalog answers nothing without errors', async () => {

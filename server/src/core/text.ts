@@ -19,8 +19,9 @@ export interface LineView {
 const ESC = 0x1b;
 const BEL = 0x07;
 
-/** Length of the escape sequence starting at `p` (text[p] === ESC). Unterminated strings run to the end. */
-function escapeLength(text: string, p: number): number {
+/** Length of the escape sequence starting at `p` (text[p] === ESC). Unterminated strings run to the end.
+ * (The one grammar of escape sequences: text views, the terminal-output stripper and the SGR parser in ansi.ts use it.) */
+export function escapeLength(text: string, p: number): number {
   const n = text.length;
   const c = text.charCodeAt(p + 1);
   if (p + 1 >= n) return 1;

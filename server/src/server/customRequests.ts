@@ -23,13 +23,29 @@ export const MAX_SEARCH_LIMIT = 200;
 export const MAX_EXPLAIN_MATCHES = 10_000;
 
 export function search(ctx: ServerContext, params: SearchParams): SearchHitDto[] {
-  const query = typeof params?.query === 'string' ? params.query : '';
-  if (!query.trim()) return [];
-  const limit = Math.max(1, Math.min(MAX_SEARCH_LIMIT, Math.floor(Number(params.limit) || 20)));
+  // A missing or non-string query is a malformed request (nothing); an empty string asks for the recent list.
+  if (typeof params?.query !== 'string') return [];
+  const query = params.query;
+  const limit = Math.max(1, Math.min(MAX_SEARCH_LIMIT, Math.floor(Number(params?.limit) || 20)));
+  if (!query.trim()) return recent(ctx, limit);
   return ctx
     .catalog()
     .search(query, limit)
     .map((h) => ({ ...summary(h.record), score: h.score, kind: h.kind }));
+}
+
+/** An empty query: the records seen in logs, output panels and terminals, most recent first. */
+function recent(ctx: ServerContext, limit: number): SearchHitDto[] {
+  const out: SearchHitDto[] = [];
+  const catalog = ctx.catalog();
+  for (const id of ctx.seen.recent()) {
+    const r = catalog.get(id);
+    if (!r || r.id !== id) continue; // reloaded away
+    const where = ctx.seen.source(id);
+    out.push({ ...summary(r), score: 0, kind: 'recent', ...(where ? { seenIn: where } : {}) });
+    if (out.length >= limit) break;
+  }
+  return out;
 }
 
 /** `complete`: the full record for a lightweight dataset one (fetched once, then cached). */

@@ -57,10 +57,23 @@ export function lineMatches(ctx: ServerContext, doc: TrackedDocument, i: number)
     doc.matches[i] = m;
     if (m.length) {
       doc.generation++;
-      for (const x of m) ctx.seen.note(x.record.id);
+      const source = seenSource(doc.uri);
+      for (const x of m) ctx.seen.note(x.record.id, source);
     }
   }
   return m;
+}
+
+/** Where a document's matches were seen, for people: its file name ("app.log"), or "an output panel". */
+export function seenSource(uri: string): string {
+  if (uri.startsWith('output:')) return 'an output panel';
+  const path = uri.replace(/[?#].*$/, '');
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  try {
+    return decodeURIComponent(name) || uri;
+  } catch {
+    return name || uri;
+  }
 }
 
 /** Matches of a line of text, never throwing (a failing matcher is logged at most once a minute). */

@@ -128,6 +128,21 @@ export async function loadSources(
     sources.push({ origin: spec.origin, path: spec.path, records: result.records.length });
   }
   if (!extraDone) await addExtra();
+  return await assembleLoaded(sets, sources, specs, trusted, t0, dataset);
+}
+
+/**
+ * Record sets in source order (bundled < user < workspace) -> the catalog, index, problems and
+ * status the server serves. `sources` lists each set's source; `t0` is when loading started.
+ */
+export async function assembleLoaded(
+  sets: { origin: RecordOrigin; result: LoadResult }[],
+  sources: SourceStatus[],
+  specs: SourceSpec[],
+  trusted: boolean,
+  t0: number,
+  dataset?: DatasetSource,
+): Promise<LoadedRecords> {
   const merged = mergeRecordSets(sets);
   const t1 = performance.now();
   const user = new Catalog(merged.records);

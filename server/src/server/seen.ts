@@ -2,17 +2,29 @@
 // `errorExplainer/seen`), most recent first. Code actions in source files offer their snippets.
 export class SeenRecords {
   private readonly order = new Map<string, number>();
+  /** Where each record was seen last (a file name, "terminal:bash"), when the caller said. */
+  private readonly where = new Map<string, string>();
   private tick = 0;
 
   constructor(private readonly capacity = 200) {}
 
-  note(id: string): void {
+  /** `source`: where it was seen; without one, the last known place is kept. */
+  note(id: string, source?: string): void {
     this.order.delete(id);
     this.order.set(id, ++this.tick);
+    if (source) this.where.set(id, source);
     if (this.order.size > this.capacity) {
       const oldest = this.order.keys().next().value;
-      if (oldest !== undefined) this.order.delete(oldest);
+      if (oldest !== undefined) {
+        this.order.delete(oldest);
+        this.where.delete(oldest);
+      }
     }
+  }
+
+  /** Where the record was seen last, if known. */
+  source(id: string): string | undefined {
+    return this.where.get(id);
   }
 
   /** Ids, most recent first. */
@@ -28,5 +40,6 @@ export class SeenRecords {
 
   clear(): void {
     this.order.clear();
+    this.where.clear();
   }
 }

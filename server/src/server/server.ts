@@ -30,6 +30,8 @@ import {
   DatasetSyncRequest,
   ExplainTextRequest,
   InitializationOptions,
+  RecordFileDto,
+  RecordFilesNotification,
   RecordRequest,
   ReloadRequest,
   SearchRequest,
@@ -54,6 +56,7 @@ import { documentLinks } from './links';
 import { isLogLike } from './logKind';
 import { agentExplain, LogScans, logLines, scanCatalogOf } from './logScan';
 import { RaiseSiteResolver } from './raiseSite';
+import { loadRecordFiles } from './recordFiles';
 import { RecordIndex } from './recordIndex';
 import { affectsSources, LoadedRecords, loadSources, SourceSpec, sourceSpecs, WORKSPACE_RECORDS_DIR } from './recordSources';
 import { errorText, Logger, runSafe, runSafeNotification, interactive } from './runSafe';
@@ -67,6 +70,11 @@ export interface ServerOptions {
   bundledRecordsPath?: string;
   /** Keep console.* as is (in-memory tests); by default it goes to connection.console. */
   keepConsole?: boolean;
+  /**
+   * The web build (server/src/web/main.ts, a Web Worker): no ErrLookup dataset (it needs a cache
+   * folder and Node's network stack); records come from the client (initializationOptions.recordFiles).
+   */
+  web?: boolean;
 }
 
 export function startServer(connection: Connection, options: ServerOptions = {}): void {
@@ -88,6 +96,9 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   let loaded: LoadedRecords = emptyLoaded();
   let settings = new SettingsStore(undefined);
   let dataset: DatasetService | undefined;
+  /** Records the client read and sent (web build); when set, paths are not read. */
+  let recordFiles: RecordFileDto[] | undefined;
+  let recordFilesVersion = 0;
   let loadedKey = '';
   let caps = { pull: false, refresh: false, dynamicConfig: false, dynamicWatch: false, relativePatterns: false, workDoneProgress: false };
 
@@ -180,9 +191,9 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   async function doReload(force: boolean): Promise<StatusResult> {
     const specs = await currentSpecs();
     const global = await settings.get(undefined);
-    const key = JSON.stringify({ specs, trusted, dataset: global.dataset });
+    const key = JSON.stringify({ specs, trusted, dataset: global.dataset, recordFilesVersion });
     if (force || key !== loadedKey) {
-      loaded = await loadSources(specs, trusted, log, [], datasetCatalogs.update(dataset, global));
+      loaded = recordFiles ? await loadRecordFiles(recordFiles, trusted) : await loadSources(specs, trusted, log, [], datasetCatalogs.update(dataset, global));
       loadedKey = key;
       log.info(
         `Error Explainer: ${loaded.status.records} records from ${loaded.status.sources.length} sources, ` +
@@ -251,10 +262,13 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     const init = (params.initializationOptions ?? {}) as InitializationOptions;
     bundledPath = options.bundledRecordsPath ?? (typeof init.bundledRecordsPath === 'string' ? init.bundledRecordsPath : undefined);
     trusted = init.workspaceTrusted === true;
-    try {
-      dataset = createDatasetService(typeof init.storagePath === 'string' ? init.storagePath : undefined);
-    } catch (e) {
-      log.warn(`the ErrLookup dataset is unavailable: ${errorText(e)}`);
+    if (Array.isArray(init.recordFiles)) recordFiles = init.recordFiles;
+    if (!options.web) {
+      try {
+        dataset = createDatasetService(typeof init.storagePath === 'string' ? init.storagePath : undefined);
+      } catch (e) {
+        log.warn(`the ErrLookup dataset is unavailable: ${errorText(e)}`);
+      }
     }
     caps = {
       pull: !!c.textDocument?.diagnostic,
@@ -311,6 +325,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     }
     reload(true).finally(markReady);
     void ready.then(() => suggester.offer());
+    if (!dataset) return;
     // After opt-in only: check the dataset now and then hourly (refreshHours decides whether a sync is due).
     const firstCheck = setTimeout(() => void checkDataset(), 10_000);
     const hourly = setInterval(() => void checkDataset(), 60 * 60 * 1000);
@@ -408,13 +423,23 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     }),
   );
 
+  connection.onNotification(RecordFilesNotification.type, (p) =>
+    runSafeNotification(log, 'recordFiles', async () => {
+      if (!Array.isArray(p?.files)) return;
+      recordFiles = p.files;
+      recordFilesVersion++;
+      await ready;
+      await reload(true);
+    }),
+  );
+
   connection.onNotification(SeenNotification.type, (p) =>
     runSafeNotification(log, 'seen', async () => {
       // Matches can arrive before the first record load finishes (a terminal scan right after
       // start-up): wait for it instead of dropping ids the catalog does not know yet.
       await ready;
       for (const m of Array.isArray(p?.matches) ? p.matches : []) {
-        if (m && typeof m.id === 'string' && loaded.catalog.get(m.id)) seen.note(loaded.catalog.get(m.id)!.id);
+        if (m && typeof m.id === 'string' && loaded.catalog.get(m.id)) seen.note(loaded.catalog.get(m.id)!.id, typeof p.source === 'string' ? p.source.slice(0, 200) : undefined);
       }
     }),
   );

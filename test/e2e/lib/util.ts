@@ -61,3 +61,14 @@ export async function closeAllEditors(): Promise<void> {
 export function recordDocs(): vscode.TextDocument[] {
   return vscode.workspace.textDocuments.filter((d) => d.uri.scheme === 'error-explainer-record');
 }
+
+/** The record id a record view shows (in its query; earlier versions had it in the path). */
+export function recordIdOf(d: vscode.TextDocument): string | undefined {
+  try {
+    const q = JSON.parse(d.uri.query || '{}') as { id?: unknown };
+    if (typeof q.id === 'string') return q.id;
+  } catch {
+    /* not JSON */
+  }
+  return /^\/(.+)\.md$/.exec(d.uri.path)?.[1];
+}

@@ -11,8 +11,8 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 
 export const RECORD_FILE_RE = /\.(?:json|jsonl|ndjson)(?:\.gz)?$/i;
-const SKIP_DIRS: ReadonlySet<string> = new Set(['node_modules', '.git', '.hg', '.svn']);
-const MAX_DIR_DEPTH = 64;
+export const SKIP_DIRS: ReadonlySet<string> = new Set(['node_modules', '.git', '.hg', '.svn']);
+export const MAX_DIR_DEPTH = 64;
 
 export interface WalkResult {
   files: string[];

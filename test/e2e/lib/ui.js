@@ -1,0 +1,62 @@
+// Helpers of the UI-level tests (ui-hover.js, ui-tour.js): Chromium driven like a person.
+'use strict';
+
+class TestFailure extends Error {}
+
+/**
+ * Polls until the element matching `selector` and its ancestors run no animation or transition
+ * and are fully opaque (computed opacity 1): a widget that fades in is then fully drawn.
+ */
+async function waitFullyRendered(page, selector, timeoutMs = 10000) {
+  await page.waitForFunction(
+    (sel) => {
+      const el = document.querySelector(sel);
+      if (!el) return false;
+      for (let e = el; e && e !== document.body; e = e.parentElement) {
+        if (Number(getComputedStyle(e).opacity) < 1) return false;
+        if (e.getAnimations().some((a) => a.playState === 'running' || a.playState === 'pending')) return false;
+      }
+      return true;
+    },
+    selector,
+    { timeout: timeoutMs, polling: 50 },
+  );
+}
+
+/** Ctrl+P, the file name, Enter. */
+async function openFile(page, name) {
+  await page.keyboard.press('Control+P');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible' });
+  await page.keyboard.type(name, { delay: 20 });
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor();
+  await page.keyboard.press('Enter');
+  await page.locator('.tabs-container .tab', { hasText: name }).first().waitFor();
+}
+
+/** F1, the command's title, Enter on the row that has it. */
+async function runCommand(page, title) {
+  await page.keyboard.press('F1');
+  await page.locator('.quick-input-widget input').waitFor({ state: 'visible' });
+  await page.keyboard.type(title, { delay: 10 });
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
+  await page.keyboard.press('Enter');
+}
+
+/** Polls `fn` (async, returns a value or a falsy one) until truthy; fails with `what`. */
+async function until(what, fn, timeoutMs = 60000, intervalMs = 200) {
+  const end = Date.now() + timeoutMs;
+  let last;
+  for (;;) {
+    try {
+      last = await fn();
+      if (last) return last;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > end) throw new TestFailure(`timed out waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+module.exports = { TestFailure, waitFullyRendered, openFile, runCommand, until };
