@@ -12,6 +12,9 @@ import type { DatasetFailure, DatasetServiceStatus } from './core/dataset';
 export type MinSeverity = 'critical' | 'error' | 'warning' | 'info';
 /** What a problem of a record can be shown as instead of its own severity (errorExplainer.diagnostics.severityOverrides). */
 export type SeverityOverride = 'error' | 'warning' | 'info' | 'hint';
+/** The `source` of every diagnostic the language server reports (the Problems panel shows it). */
+export const DIAGNOSTIC_SOURCE = 'Error Explainer';
+
 export const SEVERITY_OVERRIDES: readonly SeverityOverride[] = ['error', 'warning', 'info', 'hint'];
 
 export interface ErrorExplainerSettings {

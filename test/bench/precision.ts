@@ -42,7 +42,8 @@ function run(root: string, args: string[]): string {
 }
 
 function scan(root: string, records: string[], logs: string[]): Row[] {
-  const out = run(root, ['scan', '--no-bundled', '--no-cache', ...records.flatMap((r) => ['--records', r]), '--format', 'json', ...logs]);
+  // every match (--min-confidence 0), so that the matches below the threshold can be counted too
+  const out = run(root, ['scan', '--no-bundled', '--no-cache', '--min-confidence', '0', ...records.flatMap((r) => ['--records', r]), '--format', 'json', ...logs]);
   return out
     .split('\n')
     .filter(Boolean)

@@ -4,6 +4,7 @@
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as vscode from 'vscode';
+import { DIAGNOSTIC_SOURCE } from '../../server/src/protocol';
 import { runMocha } from './lib/mocha';
 import { bashTerminal, runInTerminal } from './lib/terminal';
 import { api, openFixture, poll } from './lib/util';
@@ -28,7 +29,7 @@ async function killServer(): Promise<number> {
 }
 
 function errorDiagnostics(uri: vscode.Uri): vscode.Diagnostic[] {
-  return vscode.languages.getDiagnostics(uri).filter((d) => /error.?explainer/i.test(d.source ?? ''));
+  return vscode.languages.getDiagnostics(uri).filter((d) => d.source === DIAGNOSTIC_SOURCE);
 }
 
 let scratch: vscode.TextDocument | undefined;

@@ -6,6 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { DIAGNOSTIC_SOURCE } from '../../server/src/protocol';
 import { runMocha } from './lib/mocha';
 import {
   api,
@@ -42,7 +43,7 @@ async function revertAll(): Promise<void> {
 }
 
 function diagnosticsOf(uri: vscode.Uri): vscode.Diagnostic[] {
-  return vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'error-explainer' || d.source === 'Error Explainer' || /error.?explainer/i.test(d.source ?? ''));
+  return vscode.languages.getDiagnostics(uri).filter((d) => d.source === DIAGNOSTIC_SOURCE);
 }
 
 /** Runs a command that shows a picker, waits for its items, accepts the active one through VS Code. */

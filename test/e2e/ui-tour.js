@@ -47,7 +47,8 @@ async function ansiLog(page) {
           return { text: x.textContent, width: x.getBoundingClientRect().width, color: cs.color, weight: cs.fontWeight, opacity: cs.opacity };
         }),
     );
-    return s.some((x) => x.text.includes('MMError') && x.text.trim().startsWith('MMError')) ? s : undefined;
+    // (laid out too: on a busy machine the spans exist a moment before they have their widths)
+    return s.some((x) => x.text.includes('MMError') && x.text.trim().startsWith('MMError') && x.width > 0.5) ? s : undefined;
   });
   const shown = spans.filter((x) => x.width > 0.5 && x.opacity !== '0');
   const visible = plain(shown.map((x) => x.text).join(''));

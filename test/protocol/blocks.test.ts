@@ -121,7 +121,7 @@ describe('language server over stdio: error blocks', function () {
     assert.ok(title.includes(`raised at [\`…/lib/picomatch.js:59\`](${target}#L59,11)`), md.slice(0, 300));
     assert.equal(md.match(/raised at/gi)?.length, 1, 'one raise site in the hover');
     const frame = lineWith(lines, '    at picomatch (/tmp/ee-traces/node/node_modules/picomatch/index.js');
-    assert.equal(await c.request('textDocument/hover', { textDocument: { uri }, position: { line: frame, character: 8 } }), null);
+    assert.equal(await c.request('textDocument/hover', { textDocument: { uri }, position: { line: frame, character: lines[frame]!.indexOf('picomatch') } }), null);
   });
 
   it('a frame added under a block grows its diagnostic; deleting its frames turns the exception line into a plain line', async () => {

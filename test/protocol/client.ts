@@ -4,7 +4,6 @@
 // Tests poll with `waitFor`, never sleep.
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
@@ -18,12 +17,14 @@ import {
   StreamMessageReader,
   StreamMessageWriter,
 } from 'vscode-languageserver-protocol/node';
+import { BUNDLED_RECORDS as BUNDLED, SERVER, WORKSPACE_FIXTURE as FIXTURE, tempDir } from '../shared/paths';
+import type { Pos } from '../shared/positions';
 import { startWebWorker, type WebWorkerServer } from './webWorker';
 
-export const REPO = path.resolve(__dirname, '..', '..');
-export const SERVER = path.join(REPO, 'dist', 'server.js');
-export const FIXTURE = path.join(REPO, 'test', 'fixtures', 'workspace');
-export const BUNDLED = path.join(REPO, 'records');
+// the shared test helpers, where the protocol tests have always imported them from
+export { BUNDLED_RECORDS as BUNDLED, REPO, SERVER, WORKSPACE_FIXTURE as FIXTURE } from '../shared/paths';
+export { waitFor } from '../shared/poll';
+export { lineOf, positionOf, type Pos } from '../shared/positions';
 
 export function uriOf(p: string): string {
   return pathToFileURL(p).href;
@@ -31,7 +32,7 @@ export function uriOf(p: string): string {
 
 /** A fresh copy of the fixture workspace (tests edit record files in it). */
 export function copyFixture(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ee-ws-'));
+  const dir = tempDir('ws');
   fs.cpSync(FIXTURE, dir, { recursive: true });
   return dir;
 }
@@ -88,7 +89,7 @@ export class TestClient {
   refreshRequests = 0;
   stderr = '';
   settings: StartOptions['settings'];
-  readonly storage = fs.mkdtempSync(path.join(os.tmpdir(), 'ee-storage-'));
+  readonly storage = tempDir('storage');
   initializeResult!: InitializeResult;
   private versions = new Map<string, number>();
 
@@ -220,44 +221,4 @@ export class TestClient {
     }
     fs.rmSync(this.storage, { recursive: true, force: true });
   }
-}
-
-export interface Pos {
-  line: number;
-  character: number;
-}
-
-/** Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v !== undefined && v !== false) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-/** Position of the `occurrence`-th `needle` in `text` (+ `offset` characters). */
-export function positionOf(text: string, needle: string, offset = 0, occurrence = 1): Pos {
-  let idx = -1;
-  for (let i = 0; i < occurrence; i++) {
-    idx = text.indexOf(needle, idx + 1);
-    if (idx < 0) throw new Error(`"${needle}" not found`);
-  }
-  idx += offset;
-  const before = text.slice(0, idx);
-  const line = before.split(/\r\n|\r|\n/).length - 1;
-  const lineStart = Math.max(before.lastIndexOf('\n'), before.lastIndexOf('\r')) + 1;
-  return { line, character: idx - lineStart };
-}
-
-/** 0-based index of the first line containing `needle`. */
-export function lineOf(text: string, needle: string): number {
-  return positionOf(text, needle).line;
 }

@@ -7,11 +7,11 @@
 // point after which a missing notification is known to be missing.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { DatasetService } from '../../server/src/core/dataset/service';
-import { FixtureServer } from '../unit/datasetServer';
+import { FixtureServer } from '../shared/datasetServer';
 import { TestClient, waitFor } from './client';
+import { tempDir } from '../shared/paths';
 
 const METHOD = 'errorExplainer/datasetSuggestion';
 const PACKAGE_JSON = JSON.stringify({ name: 'shop', dependencies: { axios: '^1.6.0', express: '^4.18.0', pg: '^8.11.0' } }, null, 2);
@@ -36,7 +36,7 @@ describe('language server over stdio: one-time dataset suggestion', function () 
     await fixture.close();
   });
   beforeEach(() => {
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ee-suggest-proto-'));
+    tmp = tempDir('suggest-proto');
     ws = path.join(tmp, 'shop');
     storage = path.join(tmp, 'storage');
     fs.mkdirSync(ws);

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Hover } from 'vscode-languageserver-protocol';
 import { DatasetStore } from '../../server/src/core/dataset/store';
-import { FixtureServer } from '../unit/datasetServer';
+import { FixtureServer } from '../shared/datasetServer';
 import { copyFixture, positionOf, REPO, TestClient, waitFor } from './client';
 
 const CHOSEN = pathToFileURL(path.join(REPO, 'test', 'fixtures', 'dataset', 'current')).toString();

@@ -23,6 +23,8 @@ describe('language server over stdio: features', function () {
   let logUri: string;
   /** 0-based line of `raise MMError(` that raises the /send error in the local runtime.py. */
   let sendRaiseLine: number;
+  /** The line the log's Python traceback names in runtime.py (`runtime.py", line N`, 1-based). */
+  let tracebackLine: number;
 
   before(async () => {
     ws = copyFixture();
@@ -31,6 +33,7 @@ describe('language server over stdio: features', function () {
     const runtime = c.text(RUNTIME);
     sendRaiseLine = lineOf(runtime, 'no staged embedding for /send') - 1;
     assert.match(runtime.split('\n')[sendRaiseLine]!, /raise MMError\(/);
+    tracebackLine = Number(/runtime\.py", line (\d+)/.exec(logText)![1]);
   });
   after(async () => {
     await c?.stop();
@@ -184,7 +187,7 @@ describe('language server over stdio: features', function () {
     assert.equal(byStart('no staged embedding')?.target, `${c.uri(RUNTIME)}#L${sendRaiseLine + 1}`);
     assert.match(byStart('Inconsistent receive_count')!.target!, /^https:\/\/github\.com\/sgl-project\/sglang\/blob\/.*server\.py#L706-L742$/);
     // Python traceback from another machine: /opt/sglang/... is found in the workspace by suffix.
-    assert.equal(byStart('/opt/sglang/python')?.target, `${c.uri(RUNTIME)}#L1295`);
+    assert.equal(byStart('/opt/sglang/python')?.target, `${c.uri(RUNTIME)}#L${tracebackLine}`);
     // JS stack frame: src/payments.ts:3:11
     assert.equal(byStart('src/payments.ts:3:11')?.target, `${c.uri('src/payments.ts')}#L3,11`);
     // The team record's raise site is local too.
@@ -196,7 +199,7 @@ describe('language server over stdio: features', function () {
     const def = await c.request<Location[] | null>('textDocument/definition', { textDocument: { uri: logUri }, position: positionOf(logText, 'req-7f3a9') });
     assert.deepEqual(def, [{ uri: c.uri(RUNTIME), range: { start: { line: sendRaiseLine, character: 0 }, end: { line: sendRaiseLine, character: 0 } } }]);
     const ref = await c.request<Location[] | null>('textDocument/definition', { textDocument: { uri: logUri }, position: positionOf(logText, 'runtime.py", line') });
-    assert.deepEqual(ref, [{ uri: c.uri(RUNTIME), range: { start: { line: 1294, character: 0 }, end: { line: 1294, character: 0 } } }]);
+    assert.deepEqual(ref, [{ uri: c.uri(RUNTIME), range: { start: { line: tracebackLine - 1, character: 0 }, end: { line: tracebackLine - 1, character: 0 } } }]);
     const remote = await c.request<Location[] | null>('textDocument/definition', { textDocument: { uri: logUri }, position: positionOf(logText, 'receive_count for') });
     assert.equal(remote, null);
   });
@@ -234,10 +237,11 @@ describe('language server over stdio: features', function () {
     const rel = 'app.py';
     const text = c.text(rel);
     const uri = await c.open(rel, 'python', text);
-    const line = lineOf(text, 'raise MMError("encode metadata not ready")');
+    const at = positionOf(text, 'raise MMError("encode metadata not ready")');
+    const line = at.line;
     const actions = await c.request<CodeAction[]>('textDocument/codeAction', {
       textDocument: { uri },
-      range: { start: { line, character: 4 }, end: { line, character: 4 } },
+      range: { start: at, end: at },
       context: { diagnostics: [] },
     });
     const titles = actions.map((a) => a.title);
@@ -265,10 +269,10 @@ describe('language server over stdio: features', function () {
   it('takes indentation from formattingOptions when the client sends them', async () => {
     const uri = c.uri('app.py');
     const text = c.text('app.py');
-    const line = lineOf(text, 'raise MMError("encode metadata not ready")');
+    const at = positionOf(text, 'raise MMError("encode metadata not ready")');
     const actions = await c.request<CodeAction[]>('textDocument/codeAction', {
       textDocument: { uri },
-      range: { start: { line, character: 4 }, end: { line, character: 4 } },
+      range: { start: at, end: at },
       context: { diagnostics: [] },
       formattingOptions: { insertSpaces: true, tabSize: 2 },
     });
@@ -313,14 +317,14 @@ describe('language server over stdio: features', function () {
   it('hovers a record on its own raise site in a source file', async () => {
     const text = c.text(RUNTIME);
     const uri = await c.open(RUNTIME, 'python', text);
-    const h = await c.request<Hover | null>('textDocument/hover', { textDocument: { uri }, position: { line: sendRaiseLine, character: 20 } });
+    const h = await c.request<Hover | null>('textDocument/hover', { textDocument: { uri }, position: { line: sendRaiseLine, character: text.split('\n')[sendRaiseLine]!.indexOf('MMError') } });
     assert.ok(h);
     const glance = (h.contents as { value: string }).value;
     assert.match(glance, /^\*\*MMError\*\* · HTTP 500 · error · sgl-project\/sglang · raised at \[`…\/encoder\/runtime\.py:\d+`\]\([^)]+\) {2}\n\[Insert try\/catch\]/);
     assert.ok(glance.includes('The decoder called the encoder'));
     assert.ok(!glance.includes('Go to raise site'), 'already at the raise site');
     assert.equal(h.range!.start.line, sendRaiseLine);
-    const far = await c.request<Hover | null>('textDocument/hover', { textDocument: { uri }, position: { line: 10, character: 0 } });
+    const far = await c.request<Hover | null>('textDocument/hover', { textDocument: { uri }, position: positionOf(text, '# filler 11') });
     assert.equal(far, null);
   });
 
@@ -411,11 +415,13 @@ describe('language server over stdio: features', function () {
 
   it('offers snippets of records the client saw in a terminal (seen notification)', async () => {
     const rel = 'other.py';
-    const uri = await c.open(rel, 'python', 'def f():\n    pass\n');
+    const source = 'def f():\n    pass\n';
+    const uri = await c.open(rel, 'python', source);
+    const pass = positionOf(source, 'pass');
     const ask = () =>
       c.request<CodeAction[]>('textDocument/codeAction', {
         textDocument: { uri },
-        range: { start: { line: 1, character: 4 }, end: { line: 1, character: 4 } },
+        range: { start: pass, end: pass },
         context: { diagnostics: [] },
       });
     await c.conn.sendNotification('errorExplainer/seen', { source: 'terminal:bash', matches: [{ id: ID_COUNT }] });
@@ -429,19 +435,19 @@ describe('language server over stdio: features', function () {
     assert.ok(actions.every((a) => a.kind === 'refactor.errorExplainer'), actions.map((a) => a.kind).join());
     const auto = await c.request<CodeAction[]>('textDocument/codeAction', {
       textDocument: { uri },
-      range: { start: { line: 1, character: 4 }, end: { line: 1, character: 4 } },
+      range: { start: pass, end: pass },
       context: { diagnostics: [], triggerKind: 2 },
     });
     assert.deepEqual(auto, [], 'the automatic (light bulb) request gets nothing on an unrelated line');
     const refactor = await c.request<CodeAction[]>('textDocument/codeAction', {
       textDocument: { uri },
-      range: { start: { line: 1, character: 4 }, end: { line: 1, character: 4 } },
+      range: { start: pass, end: pass },
       context: { diagnostics: [], triggerKind: 2, only: ['refactor'] },
     });
     assert.equal(refactor.length, actions.length, 'asked for refactorings: offered');
     const quick = await c.request<CodeAction[]>('textDocument/codeAction', {
       textDocument: { uri },
-      range: { start: { line: 1, character: 4 }, end: { line: 1, character: 4 } },
+      range: { start: pass, end: pass },
       context: { diagnostics: [], only: ['quickfix'] },
     });
     assert.deepEqual(quick, []);

@@ -4,11 +4,11 @@
 // (append, truncate, rotate, stop), unreadable files; the line window; the language-model tool.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { CancellationTokenSource } from 'vscode-languageserver-protocol/node';
 import type { AgentExplainResult, LogLinesResult, ScanLogResult } from '../../server/src/protocol';
 import { FULL_CAPABILITIES, TestClient, copyFixture, waitFor } from './client';
+import { tempDir } from '../shared/paths';
 
 const SENT = '063d2eac5107dda5';
 const META = '12c38bb1afed0ec1';
@@ -47,7 +47,7 @@ describe('protocol: scanning log files on disk', function () {
   let dir: string;
   before(async () => {
     const ws = copyFixture();
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ee-scanlog-'));
+    dir = tempDir('scanlog');
     client = await TestClient.start({ workspace: ws, capabilities: { ...FULL_CAPABILITIES, window: { workDoneProgress: true } } });
   });
   after(async () => {

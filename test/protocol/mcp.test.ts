@@ -7,13 +7,13 @@ import * as assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { FixtureServer } from '../unit/datasetServer';
+import { FixtureServer } from '../shared/datasetServer';
 import { REPO } from './client';
+import { tempDir } from '../shared/paths';
 
 const CLI = path.join(REPO, 'dist', 'cli.js');
 const SENT = '063d2eac5107dda5';
@@ -40,7 +40,7 @@ describe('MCP server (error-explainer mcp over stdio, SDK client)', function () 
   let client: Client;
   let stderr: () => string;
   before(async () => {
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ee-mcp-'));
+    tmp = tempDir('mcp');
     ({ client, stderr } = await connect([], tmp));
   });
   after(async () => {

@@ -4,10 +4,10 @@
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Diagnostic, Hover } from 'vscode-languageserver-protocol';
 import { BUNDLED, copyFixture, SERVER, TestClient, waitFor } from './client';
+import { tempDir } from '../shared/paths';
 
 interface Status {
   records: number;
@@ -73,13 +73,13 @@ describe('language server over stdio: hostile input (issue 14)', function () {
   });
 
   it('record files never make the server read outside the workspace or the configured folders (symlinks included); each refused link is reported', async () => {
-    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'ee-outside-'));
+    const outside = tempDir('outside');
     cleanup.push(() => fs.rmSync(outside, { recursive: true, force: true }));
     const secret = (id: string, msg: string) => JSON.stringify([{ id, errorMessage: msg }]);
     fs.writeFileSync(path.join(outside, 'secret.json'), secret('5ec0000000000001', 'outside secret file matched'));
     fs.mkdirSync(path.join(outside, 'dir'));
     fs.writeFileSync(path.join(outside, 'dir', 'more.json'), secret('5ec0000000000002', 'outside secret folder matched'));
-    const configured = fs.mkdtempSync(path.join(os.tmpdir(), 'ee-configured-'));
+    const configured = tempDir('configured');
     cleanup.push(() => fs.rmSync(configured, { recursive: true, force: true }));
     fs.writeFileSync(path.join(configured, 'own.json'), secret('c0f0000000000001', 'configured own record matched'));
     fs.symlinkSync(path.join(outside, 'secret.json'), path.join(configured, 'link.json'));

@@ -4,10 +4,10 @@
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CodeAction, Hover, Location } from 'vscode-languageserver-protocol';
-import { copyFixture, positionOf, REPO, TestClient, uriOf, waitFor } from './client';
+import { copyFixture, lineOf, positionOf, REPO, TestClient, uriOf, waitFor } from './client';
+import { tempDir } from '../shared/paths';
 
 const ID_SEND = '063d2eac5107dda5';
 const ID_META = '12c38bb1afed0ec1';
@@ -67,20 +67,21 @@ describe('language server over stdio: what users see', function () {
     let ws: string;
     let c: TestClient;
     let log: string;
+    /** 0-based line of the raise in shop/orders.py. */
+    let raiseLine: number;
     const py = spawnSync('python3', ['--version']).status === 0;
 
     before(async function () {
       if (!py) this.skip();
       // A library outside the workspace, and a real failure of it: python3 prints the traceback.
-      lib = fs.mkdtempSync(path.join(os.tmpdir(), 'ee-lib-'));
+      lib = tempDir('lib');
       fs.mkdirSync(path.join(lib, 'shop'));
       fs.writeFileSync(path.join(lib, 'shop', '__init__.py'), '');
-      fs.writeFileSync(
-        path.join(lib, 'shop', 'orders.py'),
-        ['ORDERS = {}', '', '', 'def find(order_id):', '    if order_id not in ORDERS:', '        raise LookupError(f"order {order_id} does not exist in the ledger")', '    return ORDERS[order_id]', ''].join('\n'),
-      );
+      const orders = ['ORDERS = {}', '', '', 'def find(order_id):', '    if order_id not in ORDERS:', '        raise LookupError(f"order {order_id} does not exist in the ledger")', '    return ORDERS[order_id]', ''].join('\n');
+      fs.writeFileSync(path.join(lib, 'shop', 'orders.py'), orders);
+      raiseLine = lineOf(orders, 'raise LookupError');
       const run = spawnSync('python3', ['-c', `import sys; sys.path.insert(0, ${JSON.stringify(lib)}); import shop.orders as o; o.find(7)`], { encoding: 'utf8' });
-      assert.match(run.stderr, /File ".*shop\/orders\.py", line 6, in find/);
+      assert.match(run.stderr, new RegExp(`File ".*shop/orders\\.py", line ${raiseLine + 1}, in find`));
       log = `2026-11-30 10:00:00 INFO start\n${run.stderr}2026-11-30 10:00:01 ERROR worker: LookupError: order 8 does not exist in the ledger\n`;
       // records by `extract` (the CLI): one tagged with the folder it read, one copy without the tag
       const out = path.join(lib, 'records.json');
@@ -104,17 +105,17 @@ describe('language server over stdio: what users see', function () {
     it('the folder extract read: Go to Definition, the hover link and the record request find the file', async () => {
       const uri = await c.open('logs/shop.log', 'log', log);
       const at = positionOf(log, 'order 8 does not exist', 3);
-      const target = { uri: uriOf(path.join(lib, 'shop', 'orders.py')), range: { start: { line: 5, character: 0 }, end: { line: 5, character: 0 } } };
+      const target = { uri: uriOf(path.join(lib, 'shop', 'orders.py')), range: { start: { line: raiseLine, character: 0 }, end: { line: raiseLine, character: 0 } } };
       const def = await waitFor('definition', async () => (await c.request<Location[] | null>('textDocument/definition', { textDocument: { uri }, position: at })) ?? undefined);
       assert.deepEqual(def, [target]);
       const h = await c.request<Hover>('textDocument/hover', { textDocument: { uri }, position: at });
       const value = (h.contents as { value: string }).value;
-      assert.ok(value.includes(`](${target.uri}#L6)`), value);
+      assert.ok(value.includes(`](${target.uri}#L${raiseLine + 1})`), value);
       const link = /\(command:errorExplainer\.goToRaiseSite\?([^ )]+) /.exec(value);
       assert.ok(link, 'a Go to raise site link');
       const args = JSON.parse(decodeURIComponent(link[1]!))[0];
       const rec = await c.request<{ raiseSite?: unknown }>('errorExplainer/record', args);
-      assert.deepEqual(rec.raiseSite, { uri: target.uri, line: 5 });
+      assert.deepEqual(rec.raiseSite, { uri: target.uri, line: raiseLine });
     });
 
     it('a file named by the traceback: found for a record without the tag (the library moved)', async () => {
@@ -124,7 +125,7 @@ describe('language server over stdio: what users see', function () {
       await c.request('errorExplainer/reload');
       const uri = c.uri('logs/shop.log');
       const exceptionLine = positionOf(log, 'LookupError: order 7', 'LookupError: '.length + 2);
-      const target = { uri: uriOf(path.join(lib, 'shop', 'orders.py')), range: { start: { line: 5, character: 0 }, end: { line: 5, character: 0 } } };
+      const target = { uri: uriOf(path.join(lib, 'shop', 'orders.py')), range: { start: { line: raiseLine, character: 0 }, end: { line: raiseLine, character: 0 } } };
       const def = await waitFor('definition from the frames', async () => {
         const d = await c.request<Location[] | null>('textDocument/definition', { textDocument: { uri }, position: exceptionLine });
         return d?.some((l) => l.uri === target.uri) ? d : undefined;
@@ -134,7 +135,7 @@ describe('language server over stdio: what users see', function () {
       const rec = await c.request<{ raiseSite?: unknown }>('errorExplainer/record', { id: (records[0] as unknown as { id: string }).id });
       assert.equal(rec.raiseSite, undefined, 'no frames, no tag, no githubUrl: no raise site');
       const near = await c.request<{ raiseSite?: unknown }>('errorExplainer/record', { id: (records[0] as unknown as { id: string }).id, near: { uri, line: exceptionLine.line } });
-      assert.deepEqual(near.raiseSite, { uri: target.uri, line: 5 });
+      assert.deepEqual(near.raiseSite, { uri: target.uri, line: raiseLine });
     });
   });
 
@@ -144,10 +145,10 @@ describe('language server over stdio: what users see', function () {
     cleanup.push(() => c.stop(), () => fs.rmSync(ws, { recursive: true, force: true }));
     const text = c.text('app.py');
     const uri = await c.open('app.py', 'python', text);
-    const line = text.split('\n').findIndex((l) => l.includes('raise MMError("encode metadata not ready")'));
+    const at = positionOf(text, 'raise MMError("encode metadata not ready")');
     const actions = await c.request<CodeAction[]>('textDocument/codeAction', {
       textDocument: { uri },
-      range: { start: { line, character: 4 }, end: { line, character: 4 } },
+      range: { start: at, end: at },
       context: { diagnostics: [], triggerKind: 2 },
     });
     assert.ok(actions.length > 0 && actions.every((a) => a.kind === 'quickfix'), 'the raise line relates: quick fixes, also for the light bulb');

@@ -10,6 +10,7 @@ import { type AgentEnv, callTool, groupBlocks, TOOLS } from '../../server/src/co
 import { argumentProblem } from '../../server/src/core/agent/validate';
 import type { ErrorRecord } from '../../server/src/core/record';
 import bundled from '../../records/sgl-project/sglang.json';
+import { tempDir } from '../shared/paths';
 
 const seeds = bundled as unknown as ErrorRecord[];
 const SENT = '063d2eac5107dda5';
@@ -171,7 +172,7 @@ describe('agent tools', () => {
   });
 
   describe('scan_log', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ee-agent-'));
+    const dir = tempDir('agent');
     const file = path.join(dir, 'app.log');
     const lines: string[] = [];
     for (let i = 1; i <= 3000; i++) lines.push(i % 100 === 0 ? sentLine(`r${i}`) : i === 1501 ? 'payment p1 declined by visa' : `INFO step ${i}`);

@@ -4,8 +4,7 @@
 // matches are decoded, across the scan's byte blocks, wherever they end).
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import * as os from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Readable } from 'node:stream';
 import { AFTER, BlockContext } from '../../server/src/cli/blockContext';
@@ -14,15 +13,14 @@ import { findBlocks } from '../../server/src/core/blocks';
 import { Catalog, explainBlocks } from '../../server/src/core/catalog';
 import { parseRecordText } from '../../server/src/core/loader';
 import { TRACES, traceFiles, traceLines } from './traces';
+import { CLI, REPO, tempDir } from '../shared/paths';
 
-const ROOT = path.resolve(__dirname, '../..');
-const CLI = path.join(ROOT, 'dist/cli.js');
 const RECORDS = path.join(TRACES, 'records.json');
 const catalog = new Catalog(parseRecordText(readFileSync(RECORDS, 'utf8'), 'records.json').records);
 
 // (every match, whatever its confidence: these tests compare the scan's block windows with a parse of the whole text)
 function scanJson(file: string): { line: number; id: string; block?: { firstLine: number; lastLine: number; kind: string } }[] {
-  const r = spawnSync(process.execPath, [CLI, 'scan', '--no-bundled', '--records', RECORDS, '--format', 'json', '--min-confidence', '0', file], { cwd: ROOT, encoding: 'utf8', maxBuffer: 256 << 20 });
+  const r = spawnSync(process.execPath, [CLI, 'scan', '--no-bundled', '--records', RECORDS, '--format', 'json', '--min-confidence', '0', file], { cwd: REPO, encoding: 'utf8', maxBuffer: 256 << 20 });
   assert.equal(r.status, 0, r.stderr);
   return r.stdout.trimEnd().split('\n').filter(Boolean).map((l) => JSON.parse(l));
 }
@@ -62,7 +60,7 @@ function traceLog(): string[] {
 describe('cli scan: error blocks', () => {
   let dir: string;
   before(() => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'ee-cli-blocks-'));
+    dir = tempDir('cli-blocks');
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -90,13 +88,13 @@ describe('cli scan: error blocks', () => {
   it('text output says where it was raised', () => {
     const file = path.join(dir, 'text.log');
     writeFileSync(file, traceLines('python/queue_task_done.txt').join('\n'));
-    const r = spawnSync(process.execPath, [CLI, 'scan', '--no-bundled', '--records', RECORDS, '--no-explain', file], { cwd: ROOT, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [CLI, 'scan', '--no-bundled', '--records', RECORDS, '--no-explain', file], { cwd: REPO, encoding: 'utf8' });
     assert.match(r.stdout, /\n {4}in a Python traceback \(lines 1-6\), raised at \/usr\/lib\/python3\.11\/queue\.py:75 in task_done\n/);
   });
 
   it('explain: a pasted trace is explained by its exception line, the raising file\'s record first', () => {
     const explain = (text: string, ...args: string[]) => {
-      const r = spawnSync(process.execPath, [CLI, 'explain', '--no-bundled', '--records', RECORDS, ...args], { cwd: ROOT, encoding: 'utf8', input: text });
+      const r = spawnSync(process.execPath, [CLI, 'explain', '--no-bundled', '--records', RECORDS, ...args], { cwd: REPO, encoding: 'utf8', input: text });
       assert.equal(r.status, 0, r.stderr);
       return r.stdout;
     };

@@ -2,8 +2,7 @@
 // streaming a large file) plus in-process runs of main() and the line splitter.
 import * as assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import * as os from 'node:os';
+import { createWriteStream, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { MAX_LINE, forEachLine } from '../../server/src/core/lineScan';
@@ -16,11 +15,10 @@ import { splitLines } from '../../server/src/core/catalog';
  * mocha process of 300 MB reports at least 300 MB. (Else, without /proc, maxRSS.) */
 const PEAK_RSS_KB = "(() => { try { return Number(/VmHWM:\\s+(\\d+) kB/.exec(require('fs').readFileSync('/proc/self/status', 'utf8'))[1]); } catch { return process.resourceUsage().maxRSS; } })()";
 import { stripAnsi } from '../../server/src/core/text';
+import { CLI, REPO, tempDir } from '../shared/paths';
 
-const ROOT = path.resolve(__dirname, '../..');
-const CLI = path.join(ROOT, 'dist/cli.js');
 const SAMPLE = 'test/fixtures/logs/sample.log';
-const SAMPLE_TEXT = readFileSync(path.join(ROOT, SAMPLE), 'utf8');
+const SAMPLE_TEXT = readFileSync(path.join(REPO, SAMPLE), 'utf8');
 const SAMPLE_LINES = splitLines(SAMPLE_TEXT.replace(/\r?\n$/, ''));
 const SENT = '063d2eac5107dda5';
 const META = '12c38bb1afed0ec1';
@@ -40,7 +38,7 @@ interface Run {
   stderr: string;
 }
 function cli(args: string[], input?: string | Buffer): Run {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, input, encoding: 'utf8', maxBuffer: 64 << 20 });
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: REPO, input, encoding: 'utf8', maxBuffer: 64 << 20 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 function assertOneLineError(r: Run, re: RegExp): void {
@@ -58,7 +56,7 @@ async function inProcess(args: string[], stdin = ''): Promise<Run> {
   const chunks = { out: [] as Buffer[], err: [] as Buffer[] };
   out.on('data', (b: Buffer) => chunks.out.push(b));
   err.on('data', (b: Buffer) => chunks.err.push(b));
-  const code = await main(args, { stdin: Readable.from([Buffer.from(stdin)]), stdout: out, stderr: err, cwd: ROOT, env: {} });
+  const code = await main(args, { stdin: Readable.from([Buffer.from(stdin)]), stdout: out, stderr: err, cwd: REPO, env: {} });
   return { code, stdout: Buffer.concat(chunks.out).toString(), stderr: Buffer.concat(chunks.err).toString() };
 }
 
@@ -80,7 +78,7 @@ describe('cli', function () {
   this.timeout(120000);
 
   before(() => {
-    execFileSync(process.execPath, ['esbuild.mjs'], { cwd: ROOT, stdio: 'inherit' });
+    execFileSync(process.execPath, ['esbuild.mjs'], { cwd: REPO, stdio: 'inherit' });
   });
 
   describe('general', () => {
@@ -88,7 +86,7 @@ describe('cli', function () {
       const h = cli(['--help']);
       assert.equal(h.code, 0);
       for (const c of ['scan', 'explain', 'validate']) assert.match(h.stdout, new RegExp(`^  ${c} `, 'm'));
-      const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+      const pkg = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { version: string };
       assert.deepEqual(cli(['--version']), { code: 0, stdout: pkg.version + '\n', stderr: '' });
       assert.equal(cli([]).code, 2);
       const sh = cli(['scan', '--help']);
@@ -131,7 +129,7 @@ describe('cli', function () {
             firstLine: tb + 1,
             lastLine: e.line,
             errorClass: 'sglang.srt.disaggregation.encoder.runtime.MMError',
-            raisedAt: { file: '/sgl-workspace/sglang/python/sglang/srt/disaggregation/encoder/runtime.py', line: 1295, function: '_dp_worker_loop' },
+            raisedAt: { file: '/sgl-workspace/sglang/python/sglang/srt/disaggregation/encoder/runtime.py', line: Number(/runtime\.py", line (\d+), in _dp_worker_loop/.exec(SAMPLE_TEXT)![1]), function: '_dp_worker_loop' },
           });
         }
         const conf = row['confidence'] as { score: number; label: string; reasons: string[] };
@@ -197,7 +195,7 @@ describe('cli', function () {
       assert.ok(always.stdout.includes('\u001b[1mMMError · HTTP 500 · error · sgl-project/sglang\u001b[0m'), 'titles bold');
       const stripped = always.stdout.replace(/\u001b\[[0-9;]*m/g, '');
       assert.equal(stripped, cli(['scan', SAMPLE]).stdout, 'colours only: the same text');
-      const env = (extra: Record<string, string>) => spawnSync(process.execPath, [CLI, 'scan', SAMPLE], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...extra } }).stdout;
+      const env = (extra: Record<string, string>) => spawnSync(process.execPath, [CLI, 'scan', SAMPLE], { cwd: REPO, encoding: 'utf8', env: { ...process.env, ...extra } }).stdout;
       assert.ok(env({ FORCE_COLOR: '1' }).includes('\u001b['));
       assert.ok(!env({ FORCE_COLOR: '1', NO_COLOR: '1' }).includes('\u001b['), 'NO_COLOR wins over FORCE_COLOR');
       assert.ok(!cli(['scan', '--color', 'never', SAMPLE]).stdout.includes('\u001b['));
@@ -217,7 +215,7 @@ describe('cli', function () {
     });
 
     it("the $error-explainer problem matcher (package.json) reads every problem line and nothing else, coloured or not", async () => {
-      const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+      const pkg = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8'));
       const matcher = pkg.contributes.problemMatchers.find((m: { name: string }) => m.name === 'error-explainer');
       assert.ok(matcher, 'contributes.problemMatchers has error-explainer');
       // relative to the task's cwd, never autoDetect (VS Code drops autoDetect problems still being looked up 100 ms after the exit)
@@ -225,7 +223,7 @@ describe('cli', function () {
       const p = matcher.pattern;
       const re = new RegExp(p.regexp);
       // real material: this machine's Python failures, scanned with records extracted from its library
-      const dir = mkdtempSync(path.join(os.tmpdir(), 'ee-pm-'));
+      const dir = tempDir('pm');
       try {
         const log = path.join(dir, 'py.log');
         const py = (code: string) => spawnSync('python3', ['-c', code], { encoding: 'utf8' }).stderr ?? '';
@@ -246,7 +244,7 @@ describe('cli', function () {
           assert.equal(problems.length, json.length, `${colour}: one problem per match`);
           problems.forEach((m, i) => {
             const j = json[i];
-            assert.equal(path.resolve(ROOT, m[p.file]!), log, 'the file, relative to the cwd (ROOT)');
+            assert.equal(path.resolve(REPO, m[p.file]!), log, 'the file, relative to the cwd (REPO)');
             assert.ok(!path.isAbsolute(m[p.file]!));
             assert.equal(Number(m[p.line]), j.line);
             assert.equal(Number(m[p.column]), j.column);
@@ -267,13 +265,13 @@ describe('cli', function () {
       assert.equal(problemPath('/var/log/syslog', '/w/p'), '../../var/log/syslog');
       assert.equal(problemPath('./x/../b.log', '/w/p/'), 'b.log');
       assert.equal(problemPath('/w/p', '/w/p'), '/w/p', 'the directory itself has no relative name');
-      const abs = path.join(ROOT, SAMPLE);
+      const abs = path.join(REPO, SAMPLE);
       assert.equal(cli(['scan', '--no-explain', abs]).stdout, cli(['scan', '--no-explain', SAMPLE]).stdout);
       assert.equal(JSON.parse(cli(['scan', '--format', 'json', abs]).stdout.split('\n')[0]!).file, abs);
     });
 
     it('--min-confidence: matches below it are counted, not reported, and never reach --fail-on; 0 reports all', () => {
-      const dir = mkdtempSync(path.join(os.tmpdir(), 'ee-minconf-'));
+      const dir = tempDir('minconf');
       try {
         const file = path.join(dir, 'generic.json');
         writeFileSync(file, JSON.stringify([{ errorMessage: 'password', messagePattern: 'password', severity: 'critical' }]));
@@ -360,7 +358,7 @@ describe('cli', function () {
     });
 
     it('sarif: record and log text cannot form an embedded link ([text](target), SARIF §3.11.6) nor a Markdown link in help.markdown', () => {
-      const dir = mkdtempSync(path.join(os.tmpdir(), 'ee-sarif-'));
+      const dir = tempDir('sarif');
       const payload = '[click](https://evil.example/x) and x_https://evil%2Eexample/reset \\[y](1)';
       writeFileSync(
         path.join(dir, 'r.json'),
@@ -402,7 +400,7 @@ describe('cli', function () {
     });
 
     it('--records adds user records; --no-bundled drops the bundled ones', () => {
-      const dir = mkdtempSync(path.join(os.tmpdir(), 'ee-cli-'));
+      const dir = tempDir('cli');
       try {
         const file = path.join(dir, 'mine.json');
         writeFileSync(file, JSON.stringify({ errorMessage: 'disk quota exceeded for {user}', severity: 'critical' }));
@@ -463,7 +461,7 @@ describe('cli', function () {
 
   describe('validate', () => {
     it('prints file:line:col: severity: message at the offending value; exit 1 on errors', () => {
-      const dir = mkdtempSync(path.join(os.tmpdir(), 'ee-val-'));
+      const dir = tempDir('val');
       try {
         const file = path.join(dir, 'bad.json');
         const text = '[\n  {"errorMessage": "boom {x} happened here", "severity": "fatal"},\n  {"messagePattern": "(a+)+$"}\n]\n';
@@ -523,7 +521,7 @@ describe('cli', function () {
   });
 
   it('hostile record text cannot drive the terminal (control characters removed in text output)', () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'ee-hostile-'));
+    const dir = tempDir('hostile');
     try {
       const file = path.join(dir, 'hostile.json');
       const esc = '\u001b]8;;https://evil.example\u0007click\u001b]8;;\u0007 \u001b[2J\u001b]0;pwned\u0007';
@@ -555,7 +553,7 @@ describe('cli', function () {
     after(() => dir && rmSync(dir, { recursive: true, force: true }));
 
     (MB > 0 ? it : it.skip)(`scans ${MB} MB with bounded memory and finds every planted match`, async () => {
-      dir = mkdtempSync(path.join(os.tmpdir(), 'ee-big-'));
+      dir = tempDir('big');
       const file = path.join(dir, 'big.log');
       const hook = path.join(dir, 'rss.js');
       writeFileSync(hook, `process.on('exit', () => require('fs').writeSync(2, 'MAXRSS_KB ' + ${PEAK_RSS_KB} + '\\n'));\n`);
@@ -570,7 +568,7 @@ describe('cli', function () {
       const totalBlocks = Math.ceil(blocks / 50) * 50;
 
       const t0 = Date.now();
-      const child = spawn(process.execPath, ['-r', hook, CLI, 'scan', '--format', 'count', file], { cwd: ROOT });
+      const child = spawn(process.execPath, ['-r', hook, CLI, 'scan', '--format', 'count', file], { cwd: REPO });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (b) => (stdout += b));

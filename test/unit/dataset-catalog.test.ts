@@ -4,7 +4,6 @@
 import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Catalog, CompositeCatalog } from '../../server/src/core/catalog';
@@ -18,6 +17,8 @@ import { derivePattern } from '../../server/src/core/pattern';
 import type { ErrorRecord } from '../../server/src/core/record';
 import { DatasetCatalogs } from '../../server/src/server/dataset';
 import { DEFAULT_SETTINGS } from '../../server/src/protocol';
+import { waitFor } from '../shared/poll';
+import { tempDir } from '../shared/paths';
 
 const ROWS = 2400;
 const REPOS = ['acme/alpha', 'acme/beta', 'other/gamma', 'other/delta'];
@@ -69,7 +70,7 @@ describe('dataset: background-built catalog (compact rows, shards, composite)', 
   let url: string;
 
   before(async () => {
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ee-dataset-cat-'));
+    tmp = tempDir('dataset-cat');
     const data = path.join(tmp, 'site', 'data');
     fs.mkdirSync(data, { recursive: true });
     const rows = Array.from({ length: ROWS }, (_, i) => rowOf(i));
@@ -286,8 +287,7 @@ describe('dataset: background-built catalog (compact rows, shards, composite)', 
     assert.equal(cats.update(ds, settings([])), undefined, 'nothing selected');
     const c = cats.update(ds, settings(['*']));
     assert.ok(c);
-    const deadline = Date.now() + 30_000;
-    while (readyOnes.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await waitFor('a catalog ready', () => readyOnes.length > 0, 30_000);
     assert.deepEqual(readyOnes, [c.catalog], 'only the current catalog reports ready (the replaced ones were cancelled)');
     assert.equal(c.records, ROWS);
     cats.dispose();

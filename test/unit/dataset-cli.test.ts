@@ -1,11 +1,11 @@
 // CLI: `dataset sync|status|suggest`, `scan --dataset` and `extract`, in-process against the loopback server.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { main } from '../../server/src/cli/main';
-import { FIXTURE_DATASET, FixtureServer } from './datasetServer';
+import { FIXTURE_DATASET, FixtureServer } from '../shared/datasetServer';
+import { tempDir } from '../shared/paths';
 
 interface Run {
   code: number;
@@ -33,7 +33,7 @@ describe('dataset CLI', () => {
     await server.close();
   });
   beforeEach(() => {
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ee-dataset-cli-'));
+    tmp = tempDir('dataset-cli');
     server.requests.length = 0;
   });
   afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));

@@ -4,12 +4,12 @@
 import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { DatasetStore, type DatasetOptions } from '../../server/src/core/dataset/store';
 import { parseManifest } from '../../server/src/core/dataset/types';
-import { FixtureServer, listFiles } from './datasetServer';
+import { FixtureServer, listFiles } from '../shared/datasetServer';
+import { tempDir } from '../shared/paths';
 
 const sha256 = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
 
@@ -24,7 +24,7 @@ describe('dataset: the split index, the per-repository fallback and conditional 
     await server.close();
   });
   beforeEach(() => {
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ee-dataset-layouts-'));
+    tmp = tempDir('dataset-layouts');
     clock = Date.parse('2026-12-05T12:00:00Z');
     server.overrides.clear();
     server.requests.length = 0;

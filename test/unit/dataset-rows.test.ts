@@ -1,13 +1,13 @@
 // DatasetRows: the compact columns of dataset rows, and records read back from the rows file.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { DatasetRows, type PackedRow } from '../../server/src/core/dataset/rows';
+import { tempDir } from '../shared/paths';
 
 describe('dataset: compact rows', () => {
   let tmp: string;
-  beforeEach(() => (tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ee-rows-'))));
+  beforeEach(() => (tmp = tempDir('rows')));
   afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
   it('keeps ids, codes and repositories compactly and reads whole records back, wide cases included', () => {

@@ -4,7 +4,6 @@
 import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { DatasetService } from '../../server/src/core/dataset/service';
@@ -12,7 +11,8 @@ import { DatasetStore, DEFAULT_DATASET_URL, type DatasetOptions } from '../../se
 import { parseManifest, safeDatasetPath } from '../../server/src/core/dataset/types';
 import { DEFAULT_SETTINGS } from '../../server/src/protocol';
 import { normalizeSettings, SettingsStore } from '../../server/src/server/settings';
-import { FixtureServer, listFiles } from './datasetServer';
+import { FixtureServer, listFiles } from '../shared/datasetServer';
+import { tempDir } from '../shared/paths';
 
 const sha256 = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
 const INDEX = '/data/index.json.gz';
@@ -31,7 +31,7 @@ describe('dataset: hostile servers and workspaces', function () {
     await other.close();
   });
   beforeEach(() => {
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ee-dataset-sec-'));
+    tmp = tempDir('dataset-sec');
     for (const s of [server, other]) {
       s.overrides.clear();
       s.requests.length = 0;

@@ -2,11 +2,11 @@
 // records, one-time suggestions), against the loopback fixture server.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { DatasetService, sourceLabel } from '../../server/src/core/dataset/service';
 import { isLiteRecord } from '../../server/src/core/dataset/lite';
-import { FIXTURE_DATASET, FixtureServer } from './datasetServer';
+import { FIXTURE_DATASET, FixtureServer } from '../shared/datasetServer';
+import { tempDir } from '../shared/paths';
 
 const WS = path.join(FIXTURE_DATASET, 'workspace');
 
@@ -20,7 +20,7 @@ describe('dataset: DatasetService (server side)', () => {
     await server.close();
   });
   beforeEach(() => {
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ee-dataset-svc-'));
+    tmp = tempDir('dataset-svc');
     server.requests.length = 0;
   });
   afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));

@@ -2,13 +2,13 @@
 // DatasetService and cache) and the client's buttons/actions (client/src/datasetPrompt.ts, no vscode).
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { CHOOSE, DOWNLOAD, mergeRepos, NOT_NOW, suggestionAction, suggestionButtons } from '../../client/src/datasetPrompt';
 import { DatasetService } from '../../server/src/core/dataset/service';
 import { DEFAULT_SETTINGS, DatasetSuggestionParams, ErrorExplainerSettings } from '../../server/src/protocol';
 import { DatasetSuggester, DatasetSuggesterDeps } from '../../server/src/server/datasetSuggestion';
-import { FixtureServer } from './datasetServer';
+import { FixtureServer } from '../shared/datasetServer';
+import { tempDir } from '../shared/paths';
 
 const PACKAGE_JSON = JSON.stringify({ name: 'shop', dependencies: { axios: '^1.6.0', express: '^4.18.0', pg: '^8.11.0' } });
 
@@ -23,7 +23,7 @@ describe('dataset suggestion: DatasetSuggester (server)', () => {
     await server.close();
   });
   beforeEach(() => {
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ee-suggest-'));
+    tmp = tempDir('suggest');
     ws = path.join(tmp, 'ws');
     fs.mkdirSync(ws);
     fs.writeFileSync(path.join(ws, 'package.json'), PACKAGE_JSON);

@@ -16,7 +16,7 @@ import {
   suggestionMessage,
   suggestRepositories,
 } from '../../server/src/core/dataset/workspace';
-import { FIXTURE_DATASET } from './datasetServer';
+import { FIXTURE_DATASET } from '../shared/datasetServer';
 
 const WS = path.join(FIXTURE_DATASET, 'workspace');
 const repos = (): RepoEntry[] => parseRepos(fs.readFileSync(path.join(FIXTURE_DATASET, 'current', 'data', 'repos.json'), 'utf8'));

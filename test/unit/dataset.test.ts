@@ -3,12 +3,12 @@ import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DatasetStore, type DatasetOptions } from '../../server/src/core/dataset/store';
 import { isLiteRecord } from '../../server/src/core/dataset/lite';
-import { FIXTURE_DATASET, FixtureServer, listFiles } from './datasetServer';
+import { FIXTURE_DATASET, FixtureServer, listFiles } from '../shared/datasetServer';
+import { tempDir } from '../shared/paths';
 
 const INDEX = '/data/index.json.gz';
 const sha256 = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
@@ -26,7 +26,7 @@ describe('dataset: sync, cache and offline use against a loopback server', funct
     await server.close();
   });
   beforeEach(() => {
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ee-dataset-'));
+    tmp = tempDir('dataset');
     clock = Date.parse('2026-11-29T12:00:00Z');
     server.overrides.clear();
     server.requests.length = 0;

@@ -8,9 +8,9 @@ import { errLookupId, errLookupSlug, extractFromDir, extractFromText, findRaiseS
 import type { ErrorRecord } from '../../server/src/core/record';
 import { renderRecord } from '../../server/src/core/render';
 import { parseRecordText } from '../../server/src/core/loader';
+import { REPO } from '../shared/paths';
 
-const ROOT = path.join(__dirname, '..', '..');
-const FIX = path.join(ROOT, 'test', 'fixtures', 'extract', 'src');
+const FIX = path.join(REPO, 'test', 'fixtures', 'extract', 'src');
 const SHA = '1111111111111111111111111111111111111111';
 
 /** 1-based line of the first occurrence of `needle` in a file. */
@@ -100,7 +100,7 @@ describe('extract: raise sites of five languages', () => {
   });
 
   it('ids and slugs follow ErrLookup exactly (checked against the bundled records)', () => {
-    const bundled = JSON.parse(fs.readFileSync(path.join(ROOT, 'records', 'sgl-project', 'sglang.json'), 'utf8')) as ErrorRecord[];
+    const bundled = JSON.parse(fs.readFileSync(path.join(REPO, 'records', 'sgl-project', 'sglang.json'), 'utf8')) as ErrorRecord[];
     assert.ok(bundled.length > 0);
     for (const b of bundled) {
       assert.equal(errLookupId(b.repo, b.errorCode, b.errorMessage, b.filePath!), b.id);
@@ -109,7 +109,7 @@ describe('extract: raise sites of five languages', () => {
   });
 
   it('the bundled sglang raise site, extracted from its own source excerpt, gives the bundled message and pattern', () => {
-    const bundled = JSON.parse(fs.readFileSync(path.join(ROOT, 'records', 'sgl-project', 'sglang.json'), 'utf8')) as ErrorRecord[];
+    const bundled = JSON.parse(fs.readFileSync(path.join(REPO, 'records', 'sgl-project', 'sglang.json'), 'utf8')) as ErrorRecord[];
     const b = bundled.find((x) => x.id === '063d2eac5107dda5')!;
     const sites = findRaiseSites(b.sourceCode!, 'python');
     const site = sites.find((s) => b.sourceCodeStart! + s.line - 1 === b.lineNumber);
@@ -213,7 +213,7 @@ describe('extract: real code in node_modules, matched back when thrown for real'
 });
 
 describe('extract: messages written in exception classes, class-only records, helpers', () => {
-  const CLS = path.join(ROOT, 'test', 'fixtures', 'extract', 'classes');
+  const CLS = path.join(REPO, 'test', 'fixtures', 'extract', 'classes');
   const result = extractFromDir(CLS, { repo: 'acme/shop', sha: SHA });
   const at = (file: string, message: string): ErrorRecord => {
     const r = result.records.find((x) => x.filePath === file && x.errorMessage === message);
@@ -321,13 +321,13 @@ describe('extract: messages written in exception classes, class-only records, he
 
 describe('extract: the named real cases (this machine\'s Python standard library and node_modules)', () => {
   const STDLIB = '/usr/lib/python3.11';
-  const REAL = path.join(ROOT, 'test', 'fixtures', 'real');
+  const REAL = path.join(REPO, 'test', 'fixtures', 'real');
   function pyFile(rel: string): ErrorRecord[] {
     const text = fs.readFileSync(path.join(STDLIB, rel), 'utf8');
     return extractFromText(text, rel, { repo: 'python/cpython' }, { module: rel.replace(/\.py$/, '').split('/').join('.') }).records;
   }
   function nodeFile(rel: string): ErrorRecord[] {
-    return extractFromText(fs.readFileSync(path.join(ROOT, 'node_modules', rel), 'utf8'), rel, { repo: 'npm/node_modules' }).records;
+    return extractFromText(fs.readFileSync(path.join(REPO, 'node_modules', rel), 'utf8'), rel, { repo: 'npm/node_modules' }).records;
   }
   /** The exception lines of the committed real corpus, by block id. */
   function exceptionLine(corpus: 'python-tracebacks' | 'node-stacks', id: string): string {
@@ -365,20 +365,20 @@ describe('extract: the named real cases (this machine\'s Python standard library
     const miss = cmd.find((r) => r.errorMessage === "error: missing required argument '${name}'")!;
     assert.ok(miss);
     assert.equal(miss.errorClass, 'CommanderError');
-    assert.equal(miss.lineNumber, lineOf(path.join(ROOT, 'node_modules/commander/lib/command.js'), 'this.error(message, { code: \'commander.missingArgument\' })'));
+    assert.equal(miss.lineNumber, lineOf(path.join(REPO, 'node_modules/commander/lib/command.js'), 'this.error(message, { code: \'commander.missingArgument\' })'));
     explains(cmd, exceptionLine('node-stacks', 'commander_missing_argument'), miss.errorMessage);
     const fill = nodeFile('fill-range/index.js');
     const inv = fill.find((r) => r.errorMessage.startsWith('Invalid range arguments: '))!;
     assert.ok(inv);
     assert.equal(inv.errorClass, 'RangeError');
-    assert.equal(inv.lineNumber, lineOf(path.join(ROOT, 'node_modules/fill-range/index.js'), "return new RangeError('Invalid range arguments: '"));
+    assert.equal(inv.lineNumber, lineOf(path.join(REPO, 'node_modules/fill-range/index.js'), "return new RangeError('Invalid range arguments: '"));
     explains(fill, exceptionLine('node-stacks', 'fill_range_invalid'), inv.errorMessage);
   });
 
   it('a package nested in another package\'s node_modules is extracted when the folder is a node_modules', () => {
-    const files = listSourceFiles(path.join(ROOT, 'node_modules'));
+    const files = listSourceFiles(path.join(REPO, 'node_modules'));
     assert.ok(files.includes('micromatch/node_modules/picomatch/lib/picomatch.js'));
-    assert.ok(!listSourceFiles(path.join(ROOT, 'test', 'fixtures')).some((f) => f.includes('node_modules/')));
+    assert.ok(!listSourceFiles(path.join(REPO, 'test', 'fixtures')).some((f) => f.includes('node_modules/')));
   });
 });
 

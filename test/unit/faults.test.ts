@@ -5,7 +5,6 @@
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { CancellationTokenSource } from 'vscode-languageserver';
 import { DatasetStore } from '../../server/src/core/dataset/store';
@@ -14,12 +13,13 @@ import { formatSnippet, surroundWithTry } from '../../server/src/core/snippet';
 import { documentDiagnostics } from '../../server/src/server/diagnostics';
 import { hover } from '../../server/src/server/hover';
 import { Cancelled } from '../../server/src/server/runSafe';
-import { FixtureServer, listFiles } from './datasetServer';
+import { FixtureServer, listFiles } from '../shared/datasetServer';
 import { makeCtx } from './server-ctx';
+import { tempDir } from '../shared/paths';
 
 let tmp = '';
 before(() => {
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ee-faults-'));
+  tmp = tempDir('faults');
 });
 after(() => tmp && fs.rmSync(tmp, { recursive: true, force: true }));
 

@@ -8,7 +8,6 @@
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { main } from '../../server/src/cli/main';
@@ -20,9 +19,8 @@ import { MatchEngine } from '../../server/src/core/engine';
  * mocha process of 300 MB reports at least 300 MB. (Else, without /proc, maxRSS.) */
 const PEAK_RSS_KB = "(() => { try { return Number(/VmHWM:\\s+(\\d+) kB/.exec(require('fs').readFileSync('/proc/self/status', 'utf8'))[1]); } catch { return process.resourceUsage().maxRSS; } })()";
 import { parseRecordText } from '../../server/src/core/loader';
+import { CLI, REPO, tempDir } from '../shared/paths';
 
-const ROOT = path.resolve(__dirname, '../..');
-const CLI = path.join(ROOT, 'dist/cli.js');
 const MB = 1024 * 1024;
 
 // User records of every matcher kind: chain (literals + holes, trailing hole), regex fallback
@@ -77,7 +75,7 @@ let hook = '';
 /** Runs the built CLI (json format, only our records) as a child process; measures its max RSS. */
 function scanChild(files: string[], onSpawn?: (child: ChildProcess) => void): Promise<Scan> {
   const t0 = Date.now();
-  const child = spawn(process.execPath, ['-r', hook, CLI, 'scan', '--no-bundled', '--records', recordsFile, '--format', 'json', ...files], { cwd: ROOT });
+  const child = spawn(process.execPath, ['-r', hook, CLI, 'scan', '--no-bundled', '--records', recordsFile, '--format', 'json', ...files], { cwd: REPO });
   const out: Buffer[] = [];
   let stderr = '';
   child.stdout!.on('data', (b: Buffer) => out.push(b));
@@ -127,7 +125,7 @@ function stalledScan(file: string): { run: { started: Promise<void> }; release: 
   let errText = '';
   stderr.on('data', (b) => (errText += String(b)));
   const started = new Promise<void>((r) => stdout.once('readable', () => r()));
-  const done = main(['scan', '--no-bundled', '--records', recordsFile, '--format', 'json', file], { stdin: new PassThrough(), stdout, stderr, cwd: ROOT, env: {} });
+  const done = main(['scan', '--no-bundled', '--records', recordsFile, '--format', 'json', file], { stdin: new PassThrough(), stdout, stderr, cwd: REPO, env: {} });
   return {
     run: { started },
     release: async () => {
@@ -152,8 +150,8 @@ describe('hostile logs', function () {
 
   before(() => {
     assert.deepEqual(parsed.problems, [], 'the test records load cleanly');
-    if (!fs.existsSync(CLI)) spawnSync(process.execPath, ['esbuild.mjs'], { cwd: ROOT, stdio: 'inherit' });
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ee-hostile-'));
+    if (!fs.existsSync(CLI)) spawnSync(process.execPath, ['esbuild.mjs'], { cwd: REPO, stdio: 'inherit' });
+    tmp = tempDir('hostile');
     recordsFile = path.join(tmp, 'records.json');
     fs.writeFileSync(recordsFile, JSON.stringify(RECORDS));
     hook = path.join(tmp, 'rss.js');

@@ -3,17 +3,15 @@
 // truncated, corrupted or of another format is detected and never used; --no-cache turns it off.
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
-import * as os from 'node:os';
+import { copyFileSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { loadCatalog } from '../../server/src/cli/records';
 import { readCache } from '../../server/src/cli/indexCache';
 import type { Catalog } from '../../server/src/core/catalog';
+import { CLI, REPO, tempDir } from '../shared/paths';
 
-const ROOT = path.resolve(__dirname, '../..');
-const CLI = path.join(ROOT, 'dist/cli.js');
-const TS_RECORDS = path.join(ROOT, 'test/fixtures/real/typescript-records.json');
-const TSC_LOG = readFileSync(path.join(ROOT, 'test/fixtures/real/tsc-output.log'), 'utf8').split(/\r?\n/);
+const TS_RECORDS = path.join(REPO, 'test/fixtures/real/typescript-records.json');
+const TSC_LOG = readFileSync(path.join(REPO, 'test/fixtures/real/tsc-output.log'), 'utf8').split(/\r?\n/);
 
 describe('index cache (scan)', function () {
   this.timeout(120_000);
@@ -21,7 +19,7 @@ describe('index cache (scan)', function () {
   let records: string;
   let dir: string;
   beforeEach(() => {
-    tmp = mkdtempSync(path.join(os.tmpdir(), 'ee-index-'));
+    tmp = tempDir('index');
     records = path.join(tmp, 'ts.json');
     copyFileSync(TS_RECORDS, records);
     dir = path.join(tmp, 'cache');

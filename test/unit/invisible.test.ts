@@ -5,8 +5,7 @@
 // and the MCP server's JSON lines (issue 14.8).
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { type AgentEnv, callTool } from '../../server/src/core/agent/tools';
 import { Catalog } from '../../server/src/core/catalog';
@@ -25,9 +24,8 @@ import { LogScans } from '../../server/src/server/logScan';
 import { snippetRequest } from '../../server/src/server/snippets';
 import { pathToUri } from '../../server/src/server/uri';
 import { makeCtx } from './server-ctx';
-
-const ROOT = path.join(__dirname, '..', '..');
-const CLI = path.join(ROOT, 'dist/cli.js');
+import { positionOf } from '../shared/positions';
+import { CLI, tempDir } from '../shared/paths';
 
 /** One of each kind: RLO, LRI..PDI, ZWSP..RLM, ALM, BOM, word joiner, Mongolian vowel separator,
  * interlinear annotation, a tag character, C1 NEL, DEL, ESC. */
@@ -118,8 +116,10 @@ describe('invisible characters: one rule for every output', () => {
     assertClean('search DTOs', search(ctx, { query: 'access denied' }));
     const rec = await recordRequest(ctx, { id: r.id, captures: matches[0]!.captures, matchedText: logLine });
     assertClean('record view markdown', rec!.markdown);
-    const py = ctx.documents.open(pathToUri('/w/gate.py'), 'python', 1, '    raise AccessError("access denied for user bob at gate")\n');
-    const actions = await codeActions(ctx, { textDocument: { uri: py.uri }, range: { start: { line: 0, character: 4 }, end: { line: 0, character: 4 } }, context: { diagnostics: [] } });
+    const source = '    raise AccessError("access denied for user bob at gate")\n';
+    const py = ctx.documents.open(pathToUri('/w/gate.py'), 'python', 1, source);
+    const at = positionOf(source, 'raise');
+    const actions = await codeActions(ctx, { textDocument: { uri: py.uri }, range: { start: at, end: at }, context: { diagnostics: [] } });
     assert.ok(actions.length >= 2, JSON.stringify(actions.map((a) => a.title)));
     assertClean('code actions (titles, edits, command arguments)', actions);
     const snip = snippetRequest(ctx, { id: r.id, kind: 'tryCatch', uri: py.uri, line: 0 });
@@ -128,7 +128,7 @@ describe('invisible characters: one rule for every output', () => {
   });
 
   it('CLI: scan in every format and explain print no raw invisible character (JSON keeps the data)', () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'ee-invisible-'));
+    const dir = tempDir('invisible');
     const r = hostile();
     writeFileSync(path.join(dir, 'r.json'), JSON.stringify([r]));
     const log = path.join(dir, 'app.log');
@@ -162,7 +162,7 @@ describe('invisible characters: one rule for every output', () => {
   it('agent tools (MCP, language-model tool) and the Known Errors view scan results', async () => {
     const r = hostile();
     const catalog = new Catalog([r]);
-    const dir = mkdtempSync(path.join(tmpdir(), 'ee-invisible-'));
+    const dir = tempDir('invisible');
     const logLine = 'access denied for user b\u202eob\u2066\u200b at gate';
     writeFileSync(path.join(dir, 'app.log'), `ok\n${logLine}\n`);
     const env: AgentEnv = { cwd: dir, catalog: () => catalog, scanCatalog: () => catalog, records: () => catalog.records, sources: () => [{ origin: 'files', path: dir, records: 1 }] };
@@ -190,7 +190,7 @@ describe('invisible characters: one rule for every output', () => {
 
   it('MCP server: its JSON lines carry invisible characters as \\u escapes; the parsed data keeps them', async function () {
     this.timeout(30_000);
-    const dir = mkdtempSync(path.join(tmpdir(), 'ee-invisible-'));
+    const dir = tempDir('invisible');
     const r = hostile();
     writeFileSync(path.join(dir, 'r.json'), JSON.stringify([r]));
     const child = spawn(process.execPath, [CLI, 'mcp', '--no-bundled', '--records', path.join(dir, 'r.json')], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });

@@ -9,8 +9,7 @@ import { RegexMatcher } from '../../server/src/core/engine/matchers';
 import { linearRegex, MAX_PROGRAM_SIZE, SETS } from '../../server/src/core/linearRegex';
 import { parseRecordText } from '../../server/src/core/loader';
 import { patternProblem } from '../../server/src/core/pattern';
-
-const ROOT = path.join(__dirname, '..', '..');
+import { REPO } from '../shared/paths';
 
 /** The engine's RegexMatcher result as [start, end, ...capture spans], or null. */
 function linear(pattern: string, text: string): number[] | null {
@@ -92,7 +91,7 @@ describe('linear regex: JavaScript meaning kept', () => {
   });
 
   it('hand-written patterns on real log lines (dpkg, apt, update-alternatives, Python, Node, tsc): same matches and captures as RegExp', () => {
-    const lines = readFileSync(path.join(ROOT, 'test/fixtures/logs/system-mix.log'), 'utf8').split('\n');
+    const lines = readFileSync(path.join(REPO, 'test/fixtures/logs/system-mix.log'), 'utf8').split('\n');
     const patterns = [
       String.raw`status (half-installed|unpacked|installed|half-configured) (\S+) (\S+)`,
       String.raw`\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} (?:upgrade|install) (\S+):(\w+) `,

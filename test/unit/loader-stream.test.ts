@@ -5,17 +5,16 @@
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import fc from 'fast-check';
 import { loadRecordsFromPath, parseRecordBytes, parseRecordChunks, parseRecordText } from '../../server/src/core/loader';
 import { MAX_RECORD_FILE_BYTES } from '../../server/src/core/records/decode';
 import { RECORD_FIELDS, validateRecord, validateRecordExact } from '../../server/src/core/validate';
+import { REPO, tempDir } from '../shared/paths';
 
-const ROOT = path.join(__dirname, '../..');
-const FIX = path.join(ROOT, 'test/fixtures/records');
-const bundled = JSON.parse(fs.readFileSync(path.join(ROOT, 'records/sgl-project/sglang.json'), 'utf8')) as Record<string, unknown>[];
+const FIX = path.join(REPO, 'test/fixtures/records');
+const bundled = JSON.parse(fs.readFileSync(path.join(REPO, 'records/sgl-project/sglang.json'), 'utf8')) as Record<string, unknown>[];
 const SEED = Number(process.env['FUZZ_SEED'] ?? 42);
 const RUNS = Number(process.env['FUZZ_RUNS'] ?? 150);
 
@@ -164,7 +163,7 @@ describe('loader: entry by entry = the whole text at once', function () {
 describe('loader: inputs that are not regular files (issue 14, item 6)', function () {
   this.timeout(120_000);
   let tmp: string;
-  before(() => (tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ee-loader-pipe-'))));
+  before(() => (tmp = tempDir('loader-pipe')));
   after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
   /** A FIFO that a child process fills with `content` (then closes). */
@@ -206,7 +205,7 @@ describe('loader: inputs that are not regular files (issue 14, item 6)', functio
   });
 
   it('`error-explainer validate /dev/zero` ends with that error and exit 1, in bounded memory', function () {
-    const cli = path.join(ROOT, 'dist/cli.js');
+    const cli = path.join(REPO, 'dist/cli.js');
     if (!fs.existsSync(cli) || !fs.existsSync('/dev/zero')) this.skip();
     // the child may not grow past 1 GB (a V8 heap limit would be ignored: the bytes are buffers)
     const r = spawnSync('bash', ['-c', `ulimit -v 4000000; exec ${JSON.stringify(process.execPath)} ${JSON.stringify(cli)} validate /dev/zero`], { encoding: 'utf8', timeout: 60_000 });
@@ -219,7 +218,7 @@ describe('loader: speed (issue 11, item 6)', function () {
   this.timeout(300_000);
 
   it('loads 20k full records in at most 3x the CPU time of a bare JSON.parse (best of 3)', async () => {
-    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ee-loader-speed-'));
+    const tmp = tempDir('loader-speed');
     try {
       const recs: Record<string, unknown>[] = [];
       for (let i = 0; i < 20000; i++) {

@@ -1,16 +1,15 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import fc from 'fast-check';
 import { loadRecordsFromPath, mergeRecordSets, parseRecordBytes, parseRecordText, type LoadResult } from '../../server/src/core/loader';
 import type { ErrorRecord, RecordProblem } from '../../server/src/core/record';
 import { RECORD_FIELDS } from '../../server/src/core/validate';
+import { REPO, tempDir } from '../shared/paths';
 
-const ROOT = path.join(__dirname, '../..');
-const FIX = path.join(ROOT, 'test/fixtures/records');
-const BUNDLED_FILE = path.join(ROOT, 'records/sgl-project/sglang.json');
+const FIX = path.join(REPO, 'test/fixtures/records');
+const BUNDLED_FILE = path.join(REPO, 'records/sgl-project/sglang.json');
 const bundled: ErrorRecord[] = JSON.parse(fs.readFileSync(BUNDLED_FILE, 'utf8'));
 const clone = (i = 0): Record<string, unknown> => structuredClone(bundled[i]!) as unknown as Record<string, unknown>;
 
@@ -41,7 +40,7 @@ const messages = (r: LoadResult) => r.records.map((x) => x.errorMessage);
 
 let tmp: string;
 before(() => {
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ee-loader-'));
+  tmp = tempDir('loader');
 });
 after(() => {
   fs.rmSync(tmp, { recursive: true, force: true });
@@ -165,7 +164,7 @@ describe('loader: record forms', () => {
   });
 
   it('skips a JSON Schema document in a records folder', () => {
-    const schema = fs.readFileSync(path.join(ROOT, 'records/schema.json'), 'utf8');
+    const schema = fs.readFileSync(path.join(REPO, 'records/schema.json'), 'utf8');
     const r = parseRecordText(schema, 'records/schema.json', { strict: true });
     assert.deepEqual(r, { records: [], problems: [], files: ['records/schema.json'], sources: [] });
   });

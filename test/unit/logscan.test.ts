@@ -2,7 +2,6 @@
 // (appends scanned alone, unfinished lines waited for, truncation / rewrite / rotation rescanned).
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { Catalog } from '../../server/src/core/catalog';
 import { LogFollower, lastLineEnd, scanFile, scanRange } from '../../server/src/core/logScan/file';
@@ -10,6 +9,8 @@ import { ScanSummary } from '../../server/src/core/logScan/summary';
 import { readLineWindow } from '../../server/src/core/logScan/window';
 import type { ErrorRecord } from '../../server/src/core/record';
 import bundled from '../../records/sgl-project/sglang.json';
+import { waitFor } from '../shared/poll';
+import { tempDir } from '../shared/paths';
 
 const seeds = bundled as unknown as ErrorRecord[];
 const SENT = '063d2eac5107dda5';
@@ -19,7 +20,7 @@ const meta = 'ERROR sglang.srt: MMError: encode metadata not ready';
 const noise = (i: number): string => `2026-08-28 05:10:${String(i % 60).padStart(2, '0')} INFO scheduler: step ${i} ok, 12 tokens`;
 
 function tmpFile(content: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ee-logscan-'));
+  const dir = tempDir('logscan');
   const f = path.join(dir, 'app.log');
   fs.writeFileSync(f, content);
   return f;
@@ -246,7 +247,7 @@ describe('logScan: LogFollower', () => {
   it('a file that cannot be opened rejects start()', async () => {
     const fl = new LogFollower('/nonexistent/x.log', catalog, new ScanSummary());
     await assert.rejects(fl.start(), /ENOENT/);
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ee-dir-'));
+    const dir = tempDir('dir');
     await assert.rejects(new LogFollower(dir, catalog, new ScanSummary()).start(), /directory/);
   });
 
@@ -256,8 +257,7 @@ describe('logScan: LogFollower', () => {
     followers.push(fl);
     await fl.start();
     fs.appendFileSync(f, `${meta}\n`);
-    const t0 = Date.now();
-    while (fl.summary.size === 0 && Date.now() - t0 < 5000) await new Promise((r) => setTimeout(r, 20));
+    await waitFor('the appended line scanned', () => fl.summary.size > 0, 5000);
     assert.deepEqual(counts(fl), [[META, 1, 2, 2]]);
   });
 });

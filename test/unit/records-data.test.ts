@@ -7,13 +7,12 @@ import * as path from 'node:path';
 import { loadRecordsFromPath } from '../../server/src/core/loader';
 import { ERROR_TYPES, HANDLING_STRATEGIES, SEVERITIES } from '../../server/src/core/record';
 import { RECORD_FIELDS, messagePatternProblem } from '../../server/src/core/validate';
+import { BUNDLED_RECORDS, REPO } from '../shared/paths';
 
-const ROOT = path.join(__dirname, '../..');
-const RECORDS = path.join(ROOT, 'records');
 const SEEDS = '/work/shared/seed-records';
 
 type Schema = Record<string, unknown>;
-const schema: Schema = JSON.parse(fs.readFileSync(path.join(RECORDS, 'schema.json'), 'utf8'));
+const schema: Schema = JSON.parse(fs.readFileSync(path.join(BUNDLED_RECORDS, 'schema.json'), 'utf8'));
 const defs = schema.definitions as Record<string, Schema>;
 const recordSchema = defs.record!;
 const props = recordSchema.properties as Record<string, Schema>;
@@ -23,7 +22,7 @@ function recordFiles(dir: string): string[] {
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, e.name);
     if (e.isDirectory()) out.push(...recordFiles(full));
-    else if (/\.(json|jsonl|ndjson)(\.gz)?$/.test(e.name) && full !== path.join(RECORDS, 'schema.json')) out.push(full);
+    else if (/\.(json|jsonl|ndjson)(\.gz)?$/.test(e.name) && full !== path.join(BUNDLED_RECORDS, 'schema.json')) out.push(full);
   }
   return out.sort();
 }
@@ -73,15 +72,15 @@ function check(value: unknown, s: Schema, at = '$'): string[] {
 }
 
 describe('records data', () => {
-  const files = recordFiles(RECORDS);
+  const files = recordFiles(BUNDLED_RECORDS);
 
   it('has bundled record files', () => {
     assert.ok(files.length >= 1);
-    assert.ok(files.includes(path.join(RECORDS, 'sgl-project/sglang.json')));
+    assert.ok(files.includes(path.join(BUNDLED_RECORDS, 'sgl-project/sglang.json')));
   });
 
   for (const file of files) {
-    const rel = path.relative(ROOT, file);
+    const rel = path.relative(REPO, file);
     describe(rel, () => {
       it('loads in strict mode with zero errors and zero warnings', async () => {
         const r = await loadRecordsFromPath(file, { strict: true });
@@ -117,7 +116,7 @@ describe('records data', () => {
   }
 
   it('the seed envelopes validate against records/schema.json', () => {
-    const seeds = [path.join(ROOT, 'test/fixtures/records/envelope.json')];
+    const seeds = [path.join(REPO, 'test/fixtures/records/envelope.json')];
     if (fs.existsSync(SEEDS)) seeds.push(...fs.readdirSync(SEEDS).map((f) => path.join(SEEDS, f)));
     for (const f of seeds) {
       const data: unknown = JSON.parse(fs.readFileSync(f, 'utf8'));

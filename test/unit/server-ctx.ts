@@ -15,8 +15,9 @@ import type { Logger } from '../../server/src/server/runSafe';
 import { SeenRecords } from '../../server/src/server/seen';
 import { pathToUri } from '../../server/src/server/uri';
 
-export const REPO = path.resolve(__dirname, '..', '..');
-export const FIXTURE = path.join(REPO, 'test', 'fixtures', 'workspace');
+import { REPO, WORKSPACE_FIXTURE as FIXTURE } from '../shared/paths';
+
+export { REPO, WORKSPACE_FIXTURE as FIXTURE } from '../shared/paths';
 
 export function fixtureRecords(): ErrorRecord[] {
   const bundled = parseRecordText(fs.readFileSync(path.join(REPO, 'records/sgl-project/sglang.json'), 'utf8'), 'sglang.json', { strict: true });

@@ -22,6 +22,7 @@ import { isExcluded, normalizeSettings } from '../../server/src/server/settings'
 import { DEFAULT_SETTINGS, searchPageUrl, validSearchUrl } from '../../server/src/protocol';
 import { pathToUri } from '../../server/src/server/uri';
 import { FIXTURE, fixtureRecords, makeCtx } from './server-ctx';
+import { positionOf } from '../shared/positions';
 
 const ID_SEND = '063d2eac5107dda5';
 const ID_META = '12c38bb1afed0ec1';
@@ -46,7 +47,7 @@ describe('server: hover and diagnostics (in memory)', () => {
     assert.equal(others.length, 1, 'the other record is named on one line');
     assert.match(others[0]!, /^Also matching: \[Generic \\\((likely|possible|unlikely)\\\)\]\(command:errorExplainer\.openRecord\?[^)\s]+ "Open the record view"\)\n?$/);
     assert.ok(value.indexOf('Also matching') > value.indexOf('MMError'));
-    assert.deepEqual(h.range, { start: { line: 0, character: 3 }, end: { line: 0, character: text.length } });
+    assert.deepEqual(h.range, { start: positionOf(text, 'encode'), end: { line: 0, character: text.length } });
   });
 
   it('record text stays inert in hovers; only our command links are live', async () => {
@@ -58,8 +59,9 @@ describe('server: hover and diagnostics (in memory)', () => {
       solutions: ['[run](command:evil)'],
     });
     const ctx = makeCtx([evil]);
-    const doc = ctx.documents.open('file:///x.log', 'log', 1, 'evil thing happened here');
-    const h = await hover(ctx, { textDocument: { uri: doc.uri }, position: { line: 0, character: 2 } });
+    const text = 'evil thing happened here';
+    const doc = ctx.documents.open('file:///x.log', 'log', 1, text);
+    const h = await hover(ctx, { textDocument: { uri: doc.uri }, position: positionOf(text, 'thing') });
     const value = (h!.contents as { value: string }).value;
     const commands = [...value.matchAll(/\]\((command:[^ )]+)/g)].map((m) => m[1]!.split('?')[0]);
     assert.deepEqual(commands, ['command:errorExplainer.openRecord', 'command:errorExplainer.copyExplanation']);
@@ -154,7 +156,7 @@ describe('server: code actions (in memory)', () => {
     const doc = ctx.documents.open(pathToUri('/w/t.py'), 'python', 1, text);
     const actions = await codeActions(ctx, {
       textDocument: { uri: doc.uri },
-      range: { start: { line: 2, character: 2 }, end: { line: 2, character: 2 } },
+      range: { start: positionOf(text, 'raise'), end: positionOf(text, 'raise') },
       context: { diagnostics: [] },
     });
     const edit = actions[0]!.edit!.changes![doc.uri]![0]!;
@@ -334,8 +336,9 @@ describe('server: commands, settings, sources, runSafe', () => {
   it('an empty catalog answers nothing without errors', async () => {
     const ctx = makeCtx([]);
     ctx.setCatalog(new Catalog([]));
-    const doc = ctx.documents.open('file:///x.log', 'log', 1, 'encode metadata not ready');
-    assert.equal(await hover(ctx, { textDocument: { uri: doc.uri }, position: { line: 0, character: 1 } }), null);
+    const text = 'encode metadata not ready';
+    const doc = ctx.documents.open('file:///x.log', 'log', 1, text);
+    assert.equal(await hover(ctx, { textDocument: { uri: doc.uri }, position: positionOf(text, 'metadata') }), null);
     assert.equal(ctx.errors.length, 0);
   });
 });

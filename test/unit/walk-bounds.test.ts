@@ -2,19 +2,19 @@
 // server's record sources): a symlink out of the workspace or out of a configured folder is
 // reported and not followed; links that stay inside are.
 import * as assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { loadRecordsFromPath } from '../../server/src/core/loader';
 import { listRecordFiles } from '../../server/src/core/records/walk';
 import { sourceSpecs } from '../../server/src/server/recordSources';
+import { tempDir } from '../shared/paths';
 
 describe('record folders stay inside their bounds', () => {
   let root: string;
   let ws: string;
   let outside: string;
   before(() => {
-    root = mkdtempSync(path.join(tmpdir(), 'ee-walk-'));
+    root = tempDir('walk');
     ws = path.join(root, 'ws');
     outside = path.join(root, 'outside');
     mkdirSync(path.join(ws, '.error-records', 'sub'), { recursive: true });

@@ -96,90 +96,220 @@ const HEX2 = /^[0-9a-fA-F]{2}/;
 const HEX4 = /^[0-9a-fA-F]{4}/;
 
 export function parseRegex(src: string): Parsed {
-  let i = 0;
-  let groups = 0;
-  const groupNames: (string | undefined)[] = [];
+  return new RegexParser(src).parse();
+}
 
-  const parseQuant = (): Quant | undefined => {
-    const c = src[i];
+type Atom = { c: string } | { set: number[] };
+
+/** One pass over a pattern: `i` is the offset read next; each method advances it past what it reads. */
+class RegexParser {
+  private i = 0;
+  private groups = 0;
+  private readonly groupNames: (string | undefined)[] = [];
+
+  constructor(private readonly src: string) {}
+
+  parse(): Parsed {
+    const alts = this.alternatives(0);
+    if (this.i < this.src.length) throw new RegexSyntax('unmatched )');
+    return { alts, groups: this.groups, groupNames: this.groupNames };
+  }
+
+  /** The alternatives up to the `)` closing this depth (not consumed) or the end. */
+  private alternatives(depth: number): Node[][] {
+    const src = this.src;
+    const alts: Node[][] = [[]];
+    while (this.i < src.length) {
+      const c = src[this.i]!;
+      const at = this.i;
+      let node: Node;
+      if (c === '|') {
+        alts.push([]);
+        this.i++;
+        continue;
+      }
+      if (c === ')') {
+        if (depth === 0) throw new RegexSyntax('unmatched )');
+        return alts;
+      }
+      if (c === '(') {
+        this.i++;
+        node = this.group(at, depth);
+      } else if (c === '\\') {
+        const n = this.backslash(at);
+        if (n.t === 'assert') {
+          alts[alts.length - 1]!.push(n);
+          continue;
+        }
+        node = n;
+      } else if (c === '[') {
+        this.i++;
+        node = this.charClass(at);
+      } else if (c === '.') {
+        this.i++;
+        node = { t: 'set', ranges: DOT, wide: true, at };
+      } else if (c === '^' || c === '$') {
+        this.i++;
+        alts[alts.length - 1]!.push({ t: 'assert', kind: c, at });
+        continue;
+      } else if (c === '*' || c === '+' || c === '?') throw new RegexSyntax('nothing to repeat');
+      else {
+        this.i++;
+        node = { t: 'char', c, at };
+      }
+      const q = this.quantifier();
+      if (q) (node as { q?: Quant }).q = q;
+      alts[alts.length - 1]!.push(node);
+    }
+    return alts;
+  }
+
+  /** A group; src[i - 1] === '(' and `at` is its offset. */
+  private group(at: number, depth: number): Node {
+    const src = this.src;
+    let capturing = true;
+    let look: string | undefined;
+    let name: string | undefined;
+    if (src[this.i] === '?') {
+      const rest = src.slice(this.i, this.i + 3);
+      if (rest.startsWith('?:')) {
+        capturing = false;
+        this.i += 2;
+      } else if (rest.startsWith('?=') || rest.startsWith('?!')) {
+        capturing = false;
+        look = rest.slice(0, 2);
+        this.i += 2;
+      } else if (rest === '?<=' || rest === '?<!') {
+        capturing = false;
+        look = rest;
+        this.i += 3;
+      } else if (rest.startsWith('?<')) {
+        const end = src.indexOf('>', this.i);
+        if (end < 0) throw new RegexSyntax('unterminated group name');
+        name = src.slice(this.i + 2, end);
+        this.i = end + 1;
+      } else throw new RegexSyntax('invalid group');
+    }
+    if (capturing) {
+      this.groups++;
+      this.groupNames.push(name);
+    }
+    const inner = this.alternatives(depth + 1);
+    if (src[this.i] !== ')') throw new RegexSyntax('unterminated group');
+    this.i++;
+    return { t: 'group', capturing, alts: inner, at, ...(name !== undefined ? { name } : {}), ...(look !== undefined ? { look } : {}) };
+  }
+
+  /** A backslash outside a class (at src[i]): a backreference, \b / \B, or an escaped character or set. */
+  private backslash(at: number): Node {
+    const src = this.src;
+    if (this.i + 1 >= src.length) throw new RegexSyntax('\\ at end of pattern');
+    const e = src[this.i + 1]!;
+    if (/[1-9]/.test(e)) {
+      this.i += 2;
+      while (/[0-9]/.test(src[this.i] ?? '')) this.i++;
+      return { t: 'backref', at, src: src.slice(at, this.i) };
+    }
+    if (e === 'k' && src[this.i + 2] === '<') {
+      const end = src.indexOf('>', this.i);
+      this.i = end < 0 ? src.length : end + 1;
+      return { t: 'backref', at, src: src.slice(at, this.i) };
+    }
+    if (e === 'b' || e === 'B') {
+      this.i += 2;
+      return { t: 'assert', kind: e, at };
+    }
+    this.i++;
+    const a = this.escapeAtom(false);
+    return 'c' in a ? { t: 'char', c: a.c, at } : { t: 'set', ranges: a.set, at };
+  }
+
+  /** A quantifier at src[i] (*, +, ?, {n}, {n,}, {n,m}, each optionally lazy), or undefined. */
+  private quantifier(): Quant | undefined {
+    const src = this.src;
+    const c = src[this.i];
     let min: number;
     let max: number;
     if (c === '*') ((min = 0), (max = Infinity));
     else if (c === '+') ((min = 1), (max = Infinity));
     else if (c === '?') ((min = 0), (max = 1));
     else if (c === '{') {
-      const m = /^\{(\d+)(,(\d*))?\}/.exec(src.slice(i, i + 40));
+      const m = /^\{(\d+)(,(\d*))?\}/.exec(src.slice(this.i, this.i + 40));
       if (!m) return undefined; // a literal { (Annex B)
       min = Number(m[1]);
       max = m[2] === undefined ? min : m[3] === '' ? Infinity : Number(m[3]);
       if (max < min) throw new RegexSyntax('numbers out of order in {} quantifier');
-      i += m[0].length - 1;
+      this.i += m[0].length - 1;
     } else return undefined;
-    i++;
+    this.i++;
     let lazy = false;
-    if (src[i] === '?') {
+    if (src[this.i] === '?') {
       lazy = true;
-      i++;
+      this.i++;
     }
     return { min, max, lazy };
-  };
+  }
 
   /** An escape that stands for one character or a set, shared by classes and the top level.
    * src[i] is the character after the backslash; advances i past the escape. */
-  const escapeAtom = (inClass: boolean): { c: string } | { set: number[] } => {
-    const c = src[i]!;
-    i++;
+  private escapeAtom(inClass: boolean): Atom {
+    const src = this.src;
+    const c = src[this.i]!;
+    this.i++;
     const set = CLASS_ESCAPES[c];
     if (set) return { set };
     const single = SINGLE_ESCAPES[c];
     if (single !== undefined) return { c: single };
     if (c === 'c') {
-      const x = src[i] ?? '';
+      const x = src[this.i] ?? '';
       if (/[A-Za-z]/.test(x) || (inClass && /[0-9_]/.test(x))) {
-        i++;
+        this.i++;
         return { c: String.fromCharCode(x.charCodeAt(0) % 32) };
       }
-      i--; // Annex B: `\c` not followed by a control letter is a backslash, then `c`
+      this.i--; // Annex B: `\c` not followed by a control letter is a backslash, then `c`
       return { c: '\\' };
     }
-    if (c === 'x' && HEX2.test(src.slice(i, i + 2))) {
-      i += 2;
-      return { c: String.fromCharCode(parseInt(src.slice(i - 2, i), 16)) };
+    if (c === 'x' && HEX2.test(src.slice(this.i, this.i + 2))) {
+      this.i += 2;
+      return { c: String.fromCharCode(parseInt(src.slice(this.i - 2, this.i), 16)) };
     }
-    if (c === 'u' && HEX4.test(src.slice(i, i + 4))) {
-      i += 4;
-      return { c: String.fromCharCode(parseInt(src.slice(i - 4, i), 16)) };
+    if (c === 'u' && HEX4.test(src.slice(this.i, this.i + 4))) {
+      this.i += 4;
+      return { c: String.fromCharCode(parseInt(src.slice(this.i - 4, this.i), 16)) };
     }
     if (/[0-7]/.test(c) && (inClass || c === '0')) {
       // \0 (NUL), and in classes legacy octal \1 .. \377
       let v = c.charCodeAt(0) - 48;
-      for (let k = 0; k < 2 && /[0-7]/.test(src[i] ?? '') && v * 8 + (src.charCodeAt(i) - 48) <= 0o377; k++) v = v * 8 + (src.charCodeAt(i++) - 48);
+      for (let k = 0; k < 2 && /[0-7]/.test(src[this.i] ?? '') && v * 8 + (src.charCodeAt(this.i) - 48) <= 0o377; k++) v = v * 8 + (src.charCodeAt(this.i++) - 48);
       return { c: String.fromCharCode(v) };
     }
     if (inClass && c === 'b') return { c: '\b' };
     return { c }; // identity escape
-  };
+  }
 
-  const parseClass = (at: number): Node => {
-    // src[i - 1] === '['
+  /** One member of a class: a character or an escape. */
+  private classAtom(): Atom {
+    const c = this.src[this.i]!;
+    this.i++;
+    if (c !== '\\') return { c };
+    if (this.i >= this.src.length) throw new RegexSyntax('\\ at end of pattern');
+    return this.escapeAtom(true);
+  }
+
+  /** A character class; src[i - 1] === '[' and `at` is its offset. */
+  private charClass(at: number): Node {
+    const src = this.src;
     let negate = false;
-    if (src[i] === '^') {
+    if (src[this.i] === '^') {
       negate = true;
-      i++;
+      this.i++;
     }
     const ranges: number[] = [];
-    const atom = (): { c: string } | { set: number[] } => {
-      const c = src[i]!;
-      i++;
-      if (c !== '\\') return { c };
-      if (i >= src.length) throw new RegexSyntax('\\ at end of pattern');
-      return escapeAtom(true);
-    };
-    while (i < src.length && src[i] !== ']') {
-      const a = atom();
-      if (src[i] === '-' && i + 1 < src.length && src[i + 1] !== ']') {
-        i++;
-        const b = atom();
+    while (this.i < src.length && src[this.i] !== ']') {
+      const a = this.classAtom();
+      if (src[this.i] === '-' && this.i + 1 < src.length && src[this.i + 1] !== ']') {
+        this.i++;
+        const b = this.classAtom();
         if ('c' in a && 'c' in b) {
           const lo = a.c.charCodeAt(0);
           const hi = b.c.charCodeAt(0);
@@ -196,105 +326,11 @@ export function parseRegex(src: string): Parsed {
       if ('c' in a) ranges.push(a.c.charCodeAt(0), a.c.charCodeAt(0));
       else ranges.push(...a.set);
     }
-    if (i >= src.length) throw new RegexSyntax('unterminated character class');
-    i++;
+    if (this.i >= src.length) throw new RegexSyntax('unterminated character class');
+    this.i++;
     const set = normalize(ranges);
     return { t: 'set', ranges: negate ? complement(set) : set, at };
-  };
-
-  const parseAlts = (depth: number): Node[][] => {
-    const alts: Node[][] = [[]];
-    while (i < src.length) {
-      const c = src[i]!;
-      const at = i;
-      let node: Node;
-      if (c === '|') {
-        alts.push([]);
-        i++;
-        continue;
-      }
-      if (c === ')') {
-        if (depth === 0) throw new RegexSyntax('unmatched )');
-        return alts;
-      }
-      if (c === '(') {
-        i++;
-        let capturing = true;
-        let look: string | undefined;
-        let name: string | undefined;
-        if (src[i] === '?') {
-          const rest = src.slice(i, i + 3);
-          if (rest.startsWith('?:')) {
-            capturing = false;
-            i += 2;
-          } else if (rest.startsWith('?=') || rest.startsWith('?!')) {
-            capturing = false;
-            look = rest.slice(0, 2);
-            i += 2;
-          } else if (rest === '?<=' || rest === '?<!') {
-            capturing = false;
-            look = rest;
-            i += 3;
-          } else if (rest.startsWith('?<')) {
-            const end = src.indexOf('>', i);
-            if (end < 0) throw new RegexSyntax('unterminated group name');
-            name = src.slice(i + 2, end);
-            i = end + 1;
-          } else throw new RegexSyntax('invalid group');
-        }
-        if (capturing) {
-          groups++;
-          groupNames.push(name);
-        }
-        const inner = parseAlts(depth + 1);
-        if (src[i] !== ')') throw new RegexSyntax('unterminated group');
-        i++;
-        node = { t: 'group', capturing, alts: inner, at, ...(name !== undefined ? { name } : {}), ...(look !== undefined ? { look } : {}) };
-      } else if (c === '\\') {
-        if (i + 1 >= src.length) throw new RegexSyntax('\\ at end of pattern');
-        const e = src[i + 1]!;
-        if (/[1-9]/.test(e)) {
-          i += 2;
-          while (/[0-9]/.test(src[i] ?? '')) i++;
-          node = { t: 'backref', at, src: src.slice(at, i) };
-        } else if (e === 'k' && src[i + 2] === '<') {
-          const end = src.indexOf('>', i);
-          i = end < 0 ? src.length : end + 1;
-          node = { t: 'backref', at, src: src.slice(at, i) };
-        } else if (e === 'b' || e === 'B') {
-          i += 2;
-          alts[alts.length - 1]!.push({ t: 'assert', kind: e, at });
-          continue;
-        } else {
-          i++;
-          const a = escapeAtom(false);
-          node = 'c' in a ? { t: 'char', c: a.c, at } : { t: 'set', ranges: a.set, at };
-        }
-      } else if (c === '[') {
-        i++;
-        node = parseClass(at);
-      } else if (c === '.') {
-        i++;
-        node = { t: 'set', ranges: DOT, wide: true, at };
-      } else if (c === '^' || c === '$') {
-        i++;
-        alts[alts.length - 1]!.push({ t: 'assert', kind: c, at });
-        continue;
-      } else if (c === '*' || c === '+' || c === '?') throw new RegexSyntax('nothing to repeat');
-      else {
-        i++;
-        node = { t: 'char', c, at };
-      }
-      const q = parseQuant();
-      if (q) (node as { q?: Quant }).q = q;
-      alts[alts.length - 1]!.push(node);
-    }
-    return alts;
-  };
-
-  const alts = parseAlts(0);
-  if (i < src.length) throw new RegexSyntax('unmatched )');
-  return { alts, groups, groupNames };
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

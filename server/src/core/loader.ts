@@ -28,6 +28,7 @@ import { getNodeValue, parseTree, printParseErrorCode, type Node as JsonNode, ty
 import { promises as fsp } from 'node:fs';
 import * as zlib from 'node:zlib';
 import type { ErrorRecord, RecordOrigin, RecordProblem } from './record';
+import { has, isObject, kindOf } from './jsonValue';
 import { decodeText, gunzipErrorMessage, gunzipLimited, gunzipSyncLimited, isGzip, MAX_RECORD_FILE_BYTES, type DecodedText } from './records/decode';
 import { formatPath, jsoncLocator, limitDepth, outlineLocator, type Locator, type PathSeg, type Span } from './records/locate';
 import { LineIndex, type Position } from './records/positions';
@@ -72,16 +73,6 @@ export const MAX_SYNTAX_ERRORS = 20;
 export const MAX_JSON_DEPTH = 32;
 
 type Severity = RecordProblem['severity'];
-
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
-const has = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
-
-function describe(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'an array';
-  if (typeof v === 'object') return 'an object';
-  return `a ${typeof v}`;
-}
 
 // -------------------------------------------------------------------------------------------------
 // Per-file state
@@ -179,7 +170,7 @@ const ENVELOPE_KEYS: ReadonlySet<string> = new Set(['record', 'datasetVersion', 
 /** One array entry / line / file value that should be a record or an envelope. */
 function processEntry(ctx: FileContext, value: unknown, base: PathSeg[], loc: Locator): void {
   if (!isObject(value)) {
-    ctx.report(loc.value(base), formatPath(base), 'error', `expected a record object or a {"record": …, "datasetVersion": …} envelope, got ${describe(value)}; skipped`);
+    ctx.report(loc.value(base), formatPath(base), 'error', `expected a record object or a {"record": …, "datasetVersion": …} envelope, got ${kindOf(value)}; skipped`);
     return;
   }
   let raw: unknown = value;
@@ -188,7 +179,7 @@ function processEntry(ctx: FileContext, value: unknown, base: PathSeg[], loc: Lo
     for (const key of Object.keys(value))
       if (!ENVELOPE_KEYS.has(key)) ctx.report(loc.key([...base, key]), formatPath([...base, key]), 'info', `unknown envelope field "${key}" is ignored`);
     if (has(value, 'datasetVersion') && typeof value.datasetVersion !== 'string' && value.datasetVersion !== null)
-      ctx.report(loc.value([...base, 'datasetVersion']), formatPath([...base, 'datasetVersion']), 'warning', `datasetVersion should be a string, got ${describe(value.datasetVersion)}`);
+      ctx.report(loc.value([...base, 'datasetVersion']), formatPath([...base, 'datasetVersion']), 'warning', `datasetVersion should be a string, got ${kindOf(value.datasetVersion)}`);
     raw = value.record;
     recPath = [...base, 'record'];
   }
@@ -238,7 +229,7 @@ function processRoot(ctx: FileContext, value: unknown, base: PathSeg[], loc: Loc
     if (base.length === 0 && isJsonSchema(value)) return;
     processEntry(ctx, value, base, loc);
   } else {
-    ctx.report(loc.value(base), formatPath(base), 'error', `expected a record object, an envelope or an array of them, got ${describe(value)}`);
+    ctx.report(loc.value(base), formatPath(base), 'error', `expected a record object, an envelope or an array of them, got ${kindOf(value)}`);
   }
 }
 

@@ -19,6 +19,7 @@
 // turns them into line/column positions.
 
 import { createHash } from 'node:crypto';
+import { describe, has, isObject } from './jsonValue';
 import { derivePattern, patternProblem } from './pattern';
 import { ERROR_TYPES, HANDLING_STRATEGIES, SCHEMA_VERSION, SEVERITIES, type ErrorRecord, type ErrorType } from './record';
 
@@ -106,17 +107,6 @@ interface Fail {
   sub?: (string | number)[];
 }
 type Check = (v: unknown) => Fail | undefined;
-
-function describe(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'an array';
-  if (typeof v === 'object') return 'an object';
-  if (typeof v === 'string') {
-    const s = JSON.stringify(v.length > 40 ? v.slice(0, 40) + '…' : v);
-    return `the string ${s}`;
-  }
-  return `${typeof v} ${String(v)}`;
-}
 
 const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v);
 
@@ -292,8 +282,6 @@ export function suggestField(key: string): string | undefined {
 // -------------------------------------------------------------------------------------------------
 // Validation
 
-const has = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
-
 function defaultErrorType(errorCode: string | null, httpStatus: number | null): ErrorType {
   if (errorCode !== null) return 'error_code';
   if (httpStatus !== null) return 'http';
@@ -303,8 +291,8 @@ function defaultErrorType(errorCode: string | null, httpStatus: number | null): 
 /** Validate one record object (the value inside an envelope, if any). */
 export function validateRecord(raw: unknown, opts: ValidateOptions = {}): Validation {
   const strict = opts.strict === true;
-  if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
-    const record = cleanRecord(raw as Record<string, unknown>, strict);
+  if (isObject(raw)) {
+    const record = cleanRecord(raw, strict);
     if (record) return { record, issues: [] };
   }
   return validateWithIssues(raw, strict);
@@ -318,12 +306,21 @@ export function validateRecordExact(raw: unknown, opts: ValidateOptions = {}): V
 /** The rules one by one, with every issue (the answer for any record cleanRecord does not accept). */
 function validateWithIssues(raw: unknown, strict: boolean): Validation {
   const issues: FieldIssue[] = [];
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+  if (!isObject(raw)) {
     issues.push({ path: [], at: 'value', severity: 'error', message: `a record must be a JSON object, got ${describe(raw)}` });
     return { record: undefined, issues };
   }
-  const obj = raw as Record<string, unknown>;
+  unknownFieldIssues(raw, issues);
+  const val = readFields(raw, issues);
+  return strict ? strictRecord(val, issues) : lenientRecord(val, issues);
+}
 
+type Values = Map<Field, unknown>;
+type Fields = Partial<Record<Field, unknown>>;
+
+/** `info` issues for fields ErrorRecord does not have (`$schema` aside), the first
+ * MAX_UNKNOWN_REPORTED one by one with a "did you mean", the rest counted. */
+function unknownFieldIssues(obj: Record<string, unknown>, issues: FieldIssue[]): void {
   let unknown = 0;
   for (const key of Object.keys(obj)) {
     if (FIELD_SET.has(key) || key === '$schema') continue;
@@ -339,9 +336,11 @@ function validateWithIssues(raw: unknown, strict: boolean): Validation {
 
   if (unknown > MAX_UNKNOWN_REPORTED)
     issues.push({ path: [], at: 'object', severity: 'info', message: `${unknown - MAX_UNKNOWN_REPORTED} more unknown fields are ignored` });
+}
 
-  // Read every present field, repairing lone surrogates in strings.
-  const val = new Map<Field, unknown>();
+/** Every present field, lone surrogates in strings (and in string arrays) repaired with a warning. */
+function readFields(obj: Record<string, unknown>, issues: FieldIssue[]): Values {
+  const val: Values = new Map();
   for (const f of RECORD_FIELDS) {
     if (!has(obj, f)) continue;
     let v = obj[f];
@@ -366,35 +365,53 @@ function validateWithIssues(raw: unknown, strict: boolean): Validation {
     }
     val.set(f, v);
   }
+  return val;
+}
 
-  const out: Partial<Record<Field, unknown>> = {};
+/** The issue of field `f` failing its rule. */
+function fieldIssue(f: Field, e: Fail, severity: 'error' | 'warning', suffix = ''): FieldIssue {
+  return { path: [f, ...(e.sub ?? [])], at: 'value', severity, message: `${f}${e.sub ? formatSub(e.sub) : ''} ${e.message}${suffix}` };
+}
+
+const hasError = (issues: FieldIssue[]): boolean => issues.some((i) => i.severity === 'error');
+
+/** The record in field order (arrays copied when `copyArrays`). */
+function inOrder(out: Fields, copyArrays: boolean): ErrorRecord {
+  const record = {} as Record<Field, unknown>;
+  for (const f of RECORD_FIELDS) record[f] = copyArrays && ARRAY_FIELDS.has(f) ? [...(out[f] as string[])] : out[f];
+  return record as unknown as ErrorRecord;
+}
+
+/** Strict (ErrLookup records): every field present and valid, else errors and no record. */
+function strictRecord(val: Values, issues: FieldIssue[]): Validation {
+  const out: Fields = {};
   let failed = false;
-  const fail = (f: Field, e: Fail, severity: 'error' | 'warning', suffix = ''): void => {
-    issues.push({ path: [f, ...(e.sub ?? [])], at: 'value', severity, message: `${f}${e.sub ? formatSub(e.sub) : ''} ${e.message}${suffix}` });
-    if (severity === 'error') failed = true;
-  };
-
-  if (strict) {
-    for (const f of RECORD_FIELDS) {
-      if (!val.has(f)) {
-        issues.push({ path: [f], at: 'object', severity: 'error', message: `missing required field "${f}"` });
-        failed = true;
-        continue;
-      }
-      const v = val.get(f);
-      const e = RULES[f](v);
-      if (e) fail(f, e, 'error');
-      else out[f] = v;
+  for (const f of RECORD_FIELDS) {
+    if (!val.has(f)) {
+      issues.push({ path: [f], at: 'object', severity: 'error', message: `missing required field "${f}"` });
+      failed = true;
+      continue;
     }
-    if (!failed) crossChecks(out, issues, true);
-    if (issues.some((i) => i.severity === 'error')) return { record: undefined, issues };
-    const record = {} as Record<Field, unknown>;
-    for (const f of RECORD_FIELDS) record[f] = ARRAY_FIELDS.has(f) ? [...(out[f] as string[])] : out[f];
-    return { record: record as unknown as ErrorRecord, issues };
+    const v = val.get(f);
+    const e = RULES[f](v);
+    if (e) {
+      issues.push(fieldIssue(f, e, 'error'));
+      failed = true;
+    } else out[f] = v;
   }
+  if (!failed) crossChecks(out, issues, true);
+  if (hasError(issues)) return { record: undefined, issues };
+  return { record: inOrder(out, true), issues };
+}
 
-  // Lenient: plain fields first (wrong ones fall back to defaults with a warning).
-  const DERIVED: ReadonlySet<Field> = new Set(['id', 'slug', 'errorMessage', 'messagePattern', 'errorType', 'repo', 'schemaVersion']);
+/** Fields lenient validation derives when they are absent or wrong. */
+const DERIVED: ReadonlySet<Field> = new Set(['id', 'slug', 'errorMessage', 'messagePattern', 'errorType', 'repo', 'schemaVersion']);
+
+/** Lenient (a user's records): a wrong field falls back to its default with a warning; only a
+ * record without a usable pattern or message is an error. */
+function lenientRecord(val: Values, issues: FieldIssue[]): Validation {
+  const out: Fields = {};
+  // plain fields first (wrong ones fall back to defaults with a warning)
   for (const f of RECORD_FIELDS) {
     if (DERIVED.has(f)) continue;
     if (val.has(f)) {
@@ -404,56 +421,15 @@ function validateWithIssues(raw: unknown, strict: boolean): Validation {
         out[f] = ARRAY_FIELDS.has(f) ? [...(v as string[])] : v;
         continue;
       }
-      fail(f, e, 'warning', '; using the default');
+      issues.push(fieldIssue(f, e, 'warning', '; using the default'));
     }
     out[f] = ARRAY_FIELDS.has(f) ? [] : f === 'severity' ? 'error' : null;
   }
 
-  // Message and pattern: one of them is required.
-  const rawMessage = val.get('errorMessage');
-  const rawPattern = val.get('messagePattern');
-  let message: string | undefined;
-  if (val.has('errorMessage')) {
-    if (typeof rawMessage === 'string' && rawMessage.trim() !== '') message = rawMessage;
-    else if (rawMessage !== null || !val.has('messagePattern'))
-      issues.push({ path: ['errorMessage'], at: 'value', severity: val.has('messagePattern') ? 'warning' : 'error', message: `errorMessage must be a non-empty string, got ${describe(rawMessage)}` });
-  }
-  let pattern: string | undefined;
-  if (val.has('messagePattern') && rawPattern !== null) {
-    if (typeof rawPattern === 'string' && rawPattern !== '') {
-      const p = messagePatternProblem(rawPattern);
-      if (p) {
-        issues.push({ path: ['messagePattern'], at: 'value', severity: 'error', message: `messagePattern cannot be used: ${p}` });
-        return { record: undefined, issues };
-      }
-      pattern = rawPattern;
-      if (isAnchored(rawPattern))
-        issues.push({ path: ['messagePattern'], at: 'value', severity: 'warning', message: `messagePattern is anchored; it only matches where the anchor allows (ErrLookup patterns are unanchored)` });
-    } else
-      issues.push({
-        path: ['messagePattern'],
-        at: 'value',
-        severity: message !== undefined ? 'warning' : 'error',
-        message: `messagePattern must be a non-empty string (a JavaScript regex source), got ${describe(rawPattern)}${message !== undefined ? '; deriving it from errorMessage' : ''}`,
-      });
-  }
-  if (pattern === undefined) {
-    if (message === undefined) {
-      if (!issues.some((i) => i.severity === 'error'))
-        issues.push({ path: [], at: 'object', severity: 'error', message: 'a record needs "messagePattern" or "errorMessage"' });
-      return { record: undefined, issues };
-    }
-    const derived = derivePattern(message);
-    const p = messagePatternProblem(derived);
-    if (p) {
-      issues.push({ path: ['errorMessage'], at: 'value', severity: 'error', message: `the pattern derived from errorMessage cannot be used: ${p}; add a more specific messagePattern` });
-      return { record: undefined, issues };
-    }
-    pattern = derived;
-  }
-  if (issues.some((i) => i.severity === 'error')) return { record: undefined, issues };
-  out.messagePattern = pattern;
-  out.errorMessage = message ?? pattern;
+  const resolved = resolvePattern(val, issues);
+  if (!resolved || hasError(issues)) return { record: undefined, issues };
+  out.messagePattern = resolved.pattern;
+  out.errorMessage = resolved.message ?? resolved.pattern;
 
   const derivedField = (f: 'repo' | 'id' | 'slug' | 'errorType', make: () => unknown): void => {
     if (val.has(f)) {
@@ -463,7 +439,7 @@ function validateWithIssues(raw: unknown, strict: boolean): Validation {
         out[f] = v;
         return;
       }
-      if (v !== null) fail(f, e, 'warning', '; using the default');
+      if (v !== null) issues.push(fieldIssue(f, e, 'warning', '; using the default'));
     }
     out[f] = make();
   };
@@ -476,9 +452,49 @@ function validateWithIssues(raw: unknown, strict: boolean): Validation {
   out.schemaVersion = SCHEMA_VERSION;
 
   crossChecks(out, issues, false);
-  const record = {} as Record<Field, unknown>;
-  for (const f of RECORD_FIELDS) record[f] = out[f];
-  return { record: record as unknown as ErrorRecord, issues };
+  return { record: inOrder(out, false), issues };
+}
+
+/** Lenient: the record's pattern — its messagePattern, else derived from its errorMessage — and
+ * its message; undefined (with an error issue) when neither gives a usable pattern. */
+function resolvePattern(val: Values, issues: FieldIssue[]): { pattern: string; message: string | undefined } | undefined {
+  const rawMessage = val.get('errorMessage');
+  const rawPattern = val.get('messagePattern');
+  let message: string | undefined;
+  if (val.has('errorMessage')) {
+    if (typeof rawMessage === 'string' && rawMessage.trim() !== '') message = rawMessage;
+    else if (rawMessage !== null || !val.has('messagePattern'))
+      issues.push({ path: ['errorMessage'], at: 'value', severity: val.has('messagePattern') ? 'warning' : 'error', message: `errorMessage must be a non-empty string, got ${describe(rawMessage)}` });
+  }
+  if (val.has('messagePattern') && rawPattern !== null) {
+    if (typeof rawPattern === 'string' && rawPattern !== '') {
+      const p = messagePatternProblem(rawPattern);
+      if (p) {
+        issues.push({ path: ['messagePattern'], at: 'value', severity: 'error', message: `messagePattern cannot be used: ${p}` });
+        return undefined;
+      }
+      if (isAnchored(rawPattern))
+        issues.push({ path: ['messagePattern'], at: 'value', severity: 'warning', message: `messagePattern is anchored; it only matches where the anchor allows (ErrLookup patterns are unanchored)` });
+      return { pattern: rawPattern, message };
+    }
+    issues.push({
+      path: ['messagePattern'],
+      at: 'value',
+      severity: message !== undefined ? 'warning' : 'error',
+      message: `messagePattern must be a non-empty string (a JavaScript regex source), got ${describe(rawPattern)}${message !== undefined ? '; deriving it from errorMessage' : ''}`,
+    });
+  }
+  if (message === undefined) {
+    if (!hasError(issues)) issues.push({ path: [], at: 'object', severity: 'error', message: 'a record needs "messagePattern" or "errorMessage"' });
+    return undefined;
+  }
+  const derived = derivePattern(message);
+  const p = messagePatternProblem(derived);
+  if (p) {
+    issues.push({ path: ['errorMessage'], at: 'value', severity: 'error', message: `the pattern derived from errorMessage cannot be used: ${p}; add a more specific messagePattern` });
+    return undefined;
+  }
+  return { pattern: derived, message };
 }
 
 function formatSub(sub: (string | number)[]): string {

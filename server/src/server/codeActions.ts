@@ -23,6 +23,7 @@ import {
   CodeActionSnippetData,
   Commands,
   CopyMessageArgs,
+  DIAGNOSTIC_SOURCE,
   ErrorExplainerSettings,
   IgnoreRecordArgs,
   InsertSnippetArgs,
@@ -34,7 +35,7 @@ import {
 import type { ServerContext } from './context';
 import { captures } from './dto';
 import type { TrackedDocument } from './documents';
-import { effectiveSeverity, SOURCE } from './diagnostics';
+import { effectiveSeverity } from './diagnostics';
 import { lineMatches, matchText } from './matching';
 import { errorText, throwIfCancelled } from './runSafe';
 import { isExcluded } from './settings';
@@ -71,7 +72,7 @@ export async function codeActions(
 function logActions(ctx: ServerContext, doc: TrackedDocument, params: CodeActionParams, settings: ErrorExplainerSettings): CodeAction[] {
   const out: CodeAction[] = [];
   const done = new Set<string>();
-  const ours = params.context.diagnostics.filter((d) => d.source === SOURCE && idOf(d));
+  const ours = params.context.diagnostics.filter((d) => d.source === DIAGNOSTIC_SOURCE && idOf(d));
   const targets: { match: RecordMatch; diagnostic?: Diagnostic }[] = [];
   for (const d of ours) {
     const id = idOf(d)!;

@@ -21,15 +21,13 @@ import { type RecordMatch, bestOfBlock } from '../core/catalog';
 import { ErrorRecord, RecordProblem, Severity, severityRank } from '../core/record';
 import { problemCode, problemMessage } from '../core/problem';
 import { oneLine, safeGithubUrl } from '../core/render';
-import type { ErrorExplainerSettings, SeverityOverride } from '../protocol';
+import { DIAGNOSTIC_SOURCE, type ErrorExplainerSettings, type SeverityOverride } from '../protocol';
 import type { ServerContext } from './context';
 import { NO_MATCHES, type TrackedDocument } from './documents';
 import { scanDocument } from './matching';
 import { pathToUri } from './uri';
 import { Cancelled, errorText } from './runSafe';
 import { isExcluded, severityOverride } from './settings';
-
-export const SOURCE = 'Error Explainer';
 
 interface Report {
   resultId: string;
@@ -89,7 +87,7 @@ function diagnosticBody(ctx: ServerContext, r: ErrorRecord): DiagnosticBody {
   const hit = bodies.get(r.id);
   if (hit && hit.key === key && hit.record === r) return hit.body;
   const body: DiagnosticBody = {
-    source: SOURCE,
+    source: DIAGNOSTIC_SOURCE,
     code: problemCode(r),
     data: { id: r.id },
   };
@@ -255,7 +253,7 @@ export async function documentDiagnostics(ctx: ServerContext, doc: TrackedDocume
     items.push({
       range: firstOmitted,
       severity: DiagnosticSeverity.Information,
-      source: SOURCE,
+      source: DIAGNOSTIC_SOURCE,
       code: 'max-per-file',
       message: `${omitted} more error ${omitted === 1 ? 'match' : 'matches'} in this file not shown (errorExplainer.diagnostics.maxPerFile = ${max})`,
     });
@@ -351,7 +349,7 @@ export function problemDiagnostics(problems: readonly RecordProblem[]): Map<stri
     list.push({
       range: { start: { line, character }, end: { line: endLine, character: endCharacter } },
       severity: p.severity === 'error' ? DiagnosticSeverity.Error : p.severity === 'warning' ? DiagnosticSeverity.Warning : DiagnosticSeverity.Information,
-      source: SOURCE,
+      source: DIAGNOSTIC_SOURCE,
       code: p.path,
       message: p.message,
     });

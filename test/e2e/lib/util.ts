@@ -2,6 +2,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { ErrorExplainerApi } from '../../../client/src/api';
+import { offsetOf } from '../../shared/positions';
 
 export const EXTENSION_ID = 'error-explainer.error-explainer';
 
@@ -13,25 +14,7 @@ export async function api(): Promise<ErrorExplainerApi> {
   return exports;
 }
 
-/** Polls `fn` until it returns a truthy value (or stops throwing); fails with `what` after the timeout. */
-export async function poll<T>(what: string, fn: () => T | Promise<T>, timeoutMs = 60000, intervalMs = 100): Promise<NonNullable<T>> {
-  const end = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v as NonNullable<T>;
-      last = v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > end) {
-      const detail = last instanceof Error ? last.message : JSON.stringify(last);
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (last: ${detail})`);
-    }
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-}
+export { poll } from '../../shared/poll';
 
 export function workspaceRoot(): vscode.Uri {
   const f = vscode.workspace.workspaceFolders?.[0];
@@ -50,9 +33,7 @@ export async function openFixture(rel: string): Promise<vscode.TextEditor> {
 
 /** Position of `needle` in the document (plus `delta` characters); fails when absent. */
 export function posOf(doc: vscode.TextDocument, needle: string, delta = 0): vscode.Position {
-  const i = doc.getText().indexOf(needle);
-  assert.ok(i >= 0, `"${needle}" not found in ${doc.uri.fsPath}`);
-  return doc.positionAt(i + delta);
+  return doc.positionAt(offsetOf(doc.getText(), needle) + delta);
 }
 
 export function rangeOf(doc: vscode.TextDocument, needle: string): vscode.Range {

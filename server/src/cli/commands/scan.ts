@@ -194,9 +194,6 @@ export const scan: Command = {
         blocks.finish();
         flushBlock();
         lines += stats.lines;
-        if (stats.truncatedLines) {
-          io.stderr.write(`error-explainer: ${name}: ${stats.truncatedLines} line(s) longer than 16M characters were matched on their first 16M characters only\n`);
-        }
       } catch (e) {
         await out.flush();
         throw new IoError(`cannot read '${name}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);

@@ -124,6 +124,23 @@ interface Shard {
 
 const yieldNow = (): Promise<void> => new Promise((r) => setImmediate(r));
 
+/** The rows read for the next shard (from row `start`) and how many rows a shard takes. */
+interface PendingShard {
+  start: number;
+  patterns: string[];
+  size: number;
+}
+
+/** The rows of one block of the rows file (its first `length` bytes in `buf`), with each row's
+ * byte range in `ranges` (start, end pairs); throws when the block does not match its head entry. */
+function parseBlock(buf: Buffer, length: number, count: number, ranges: number[]): PackedRow[] {
+  const block = JSON.parse(buf.toString('utf8', 0, length)) as PackedRow[];
+  ranges.length = 0;
+  rowRanges(buf, 0, length, ranges);
+  if (ranges.length !== block.length * 2 || block.length !== count) throw new Error(`${ROWS_FILE}: a block does not match its head entry`);
+  return block;
+}
+
 export class DatasetCatalog implements ExtraCatalog {
   readonly total: number;
   readonly rows: DatasetRows;
@@ -181,71 +198,47 @@ export class DatasetCatalog implements ExtraCatalog {
 
   private async run(): Promise<boolean> {
     const t0 = performance.now();
-    const sliceMs = this.opts.sliceMs ?? 25;
-    const target = this.opts.targetShardMs;
-    const minRows = this.opts.minShardRows ?? 2000;
-    const maxRows = this.opts.maxShardRows ?? Infinity;
-    let shardRows = this.opts.shardRows ?? Infinity;
-    let patterns: string[] = [];
-    let shardStart = 0;
-    let fd: number | undefined;
-    let buf = Buffer.alloc(1 << 20);
-    const ranges: number[] = [];
-    const buildShard = async (): Promise<void> => {
-      if (patterns.length === 0) return;
-      await yieldNow();
-      if (this.cancelled) return;
-      const entries = entriesView(this.rows, shardStart, patterns.length);
-      this.rows.setPending(shardStart, patterns);
-      const t = performance.now();
-      let slowest = 0;
-      const engine = await MatchEngine.buildAsync(entries, {
-        sliceMs,
-        cancelled: () => this.cancelled,
-        onSlice: (ms) => {
-          slowest = Math.max(slowest, ms);
-        },
-      });
-      const ms = performance.now() - t;
-      this.rows.setPending(0, undefined);
-      if (!engine) return; // cancelled
-      for (const r of engine.rejected) this.rejected.push({ row: shardStart + r.entry, reason: r.reason });
-      this.shards.push({ start: shardStart, engine });
-      this.readyRowsCount = shardStart + patterns.length;
-      this.stats.maxShardMs = Math.max(this.stats.maxShardMs, slowest);
-      this.stats.shards++;
-      this.stats.shardLog.push([patterns.length, Math.round(ms)]);
-      if (target !== undefined && Number.isFinite(shardRows)) {
-        // next shard: aim at the target time (build time is about linear in rows)
-        const scaled = Math.round((patterns.length * target) / Math.max(1, ms));
-        shardRows = Math.max(minRows, Math.min(maxRows, Math.round((shardRows + scaled) / 2)));
-      }
-      shardStart += patterns.length;
-      patterns = [];
-      this.opts.onProgress?.(this.readyRowsCount, this.total);
-      await yieldNow();
-    };
+    const pending: PendingShard = { start: 0, patterns: [], size: this.opts.shardRows ?? Infinity };
     try {
-      fd = fs.openSync(this.rows.file, 'r');
+      await this.readRows(pending);
+    } catch (e) {
+      // unreadable or inconsistent rows file: serve the rows read so far
+      this.stats.readError = (e as Error).message;
+    }
+    if (this.cancelled) return false;
+    await this.buildShard(pending);
+    if (this.cancelled) return false;
+    this.stats.ms = performance.now() - t0;
+    this.stats.rejected = this.rejected.length;
+    this.finished = true;
+    this.opts.onProgress?.(this.readyRowsCount, this.total);
+    return true;
+  }
+
+  /** Read the selected blocks into `rows`, building a shard each time `pending` is full and
+   * yielding every sliceMs; stops when cancelled. Throws on an unreadable or inconsistent file. */
+  private async readRows(pending: PendingShard): Promise<void> {
+    const sliceMs = this.opts.sliceMs ?? 25;
+    const fd = fs.openSync(this.rows.file, 'r');
+    try {
+      let buf = Buffer.alloc(1 << 20);
+      const ranges: number[] = [];
       let sliceStart = performance.now();
       for (const { repo, ref } of this.jobs) {
-        if (this.cancelled) return false;
+        if (this.cancelled) return;
         const [offset, length, count] = ref;
         if (buf.length < length) buf = Buffer.alloc(length);
         if (fs.readSync(fd, buf, 0, length, offset) !== length) throw new Error(`${ROWS_FILE} is shorter than its head says`);
-        const block = JSON.parse(buf.toString('utf8', 0, length)) as PackedRow[];
-        ranges.length = 0;
-        rowRanges(buf, 0, length, ranges);
-        if (ranges.length !== block.length * 2 || block.length !== count) throw new Error(`${ROWS_FILE}: a block does not match its head entry`);
+        const block = parseBlock(buf, length, count, ranges);
         for (let k = 0; k < block.length; k++) {
           const p = block[k]!;
           this.rows.add(p, repo, offset + ranges[2 * k]!, ranges[2 * k + 1]! - ranges[2 * k]!);
-          patterns.push(p[4]);
+          pending.patterns.push(p[4]);
         }
         const now = performance.now();
-        if (patterns.length >= shardRows) {
+        if (pending.patterns.length >= pending.size) {
           this.stats.maxSliceMs = Math.max(this.stats.maxSliceMs, now - sliceStart);
-          await buildShard();
+          await this.buildShard(pending);
           sliceStart = performance.now();
         } else if (now - sliceStart >= sliceMs) {
           this.stats.maxSliceMs = Math.max(this.stats.maxSliceMs, now - sliceStart);
@@ -253,20 +246,50 @@ export class DatasetCatalog implements ExtraCatalog {
           sliceStart = performance.now();
         }
       }
-    } catch (e) {
-      // unreadable or inconsistent rows file: serve the rows read so far
-      this.stats.readError = (e as Error).message;
     } finally {
-      if (fd !== undefined) fs.closeSync(fd);
+      fs.closeSync(fd);
     }
-    if (this.cancelled) return false;
-    await buildShard();
-    if (this.cancelled) return false;
-    this.stats.ms = performance.now() - t0;
-    this.stats.rejected = this.rejected.length;
-    this.finished = true;
+  }
+
+  /** Build a shard of the pending rows (in slices of sliceMs), then start the next one; with
+   * targetShardMs, the next shard's size aims at that build time. */
+  private async buildShard(pending: PendingShard): Promise<void> {
+    const { start, patterns } = pending;
+    if (patterns.length === 0) return;
+    await yieldNow();
+    if (this.cancelled) return;
+    const entries = entriesView(this.rows, start, patterns.length);
+    this.rows.setPending(start, patterns);
+    const t = performance.now();
+    let slowest = 0;
+    const engine = await MatchEngine.buildAsync(entries, {
+      sliceMs: this.opts.sliceMs ?? 25,
+      cancelled: () => this.cancelled,
+      onSlice: (ms) => {
+        slowest = Math.max(slowest, ms);
+      },
+    });
+    const ms = performance.now() - t;
+    this.rows.setPending(0, undefined);
+    if (!engine) return; // cancelled
+    for (const r of engine.rejected) this.rejected.push({ row: start + r.entry, reason: r.reason });
+    this.shards.push({ start, engine });
+    this.readyRowsCount = start + patterns.length;
+    this.stats.maxShardMs = Math.max(this.stats.maxShardMs, slowest);
+    this.stats.shards++;
+    this.stats.shardLog.push([patterns.length, Math.round(ms)]);
+    const target = this.opts.targetShardMs;
+    if (target !== undefined && Number.isFinite(pending.size)) {
+      // next shard: aim at the target time (build time is about linear in rows)
+      const scaled = Math.round((patterns.length * target) / Math.max(1, ms));
+      const minRows = this.opts.minShardRows ?? 2000;
+      const maxRows = this.opts.maxShardRows ?? Infinity;
+      pending.size = Math.max(minRows, Math.min(maxRows, Math.round((pending.size + scaled) / 2)));
+    }
+    pending.start += patterns.length;
+    pending.patterns = [];
     this.opts.onProgress?.(this.readyRowsCount, this.total);
-    return true;
+    await yieldNow();
   }
 
   /** Every row matching the line (over the shards built so far), ranked like Catalog.matchLine. */

@@ -44,3 +44,8 @@ export function readJsonFile<T>(p: string): T | undefined {
     return undefined;
   }
 }
+
+/** A file system error's code (ENOENT, ENOSPC, …), else its message. */
+export function errCode(e: unknown): string {
+  return (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+}

@@ -13,33 +13,23 @@
 // one deadline (a server that trickles bytes cannot keep it running, nor the syncs that share it);
 // the index decompresses to at most the manifest's rawBytes (else a ratio of its size, and an
 // absolute cap), and one row to at most `row` bytes.
-import { createHash } from 'node:crypto';
+//
+// Building a version folder (download, verify, prepare the rows) is versionBuilder.ts; this module
+// decides when to sync, keeps state.json and makes a built version live, and reads the cache.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createGunzip } from 'node:zlib';
 import type { ErrorRecord } from '../record';
-import { DatasetError, datasetUrl, download, isGzip, looksLikeHtml } from './download';
-import { readJsonFile, rmQuiet, tempName, writeFileAtomic } from './fsutil';
+import { DatasetError, datasetUrl, download, looksLikeHtml } from './download';
+import { errCode, readJsonFile, rmQuiet, writeFileAtomic } from './fsutil';
 import { parseRepoRecords } from './fullRecords';
 import type { LiteRecord } from './lite';
-import { loadPrepared, PreparedWriter, readHead, type LoadRowsOptions, type PreparedHead } from './prepared';
-import { RowScanner } from './rowScanner';
+import { loadPrepared, readHead, type LoadRowsOptions, type PreparedHead } from './prepared';
 import { parseSelection } from './select';
-import { indexSource, parseManifest, parseRepos, REPO_RE, toIndexRow, type Manifest, type ManifestFile, type RepoEntry } from './types';
+import { parseManifest, parseRepos, REPO_RE, type Manifest, type RepoEntry } from './types';
+import { repoFile, VersionBuilder, type DatasetLimits } from './versionBuilder';
 
-export interface DatasetLimits {
-  manifest: number;
-  /** Bytes of the index as served (each part, and all parts together). */
-  index: number;
-  /** Bytes the index decompresses to, at most (all parts together). */
-  indexDecoded: number;
-  /** Without rawBytes in the manifest: decompressed bytes per served byte, at most. */
-  ratio: number;
-  /** One row of the index, in bytes. */
-  row: number;
-  repos: number;
-  repoFile: number;
-}
+export type { DatasetLimits } from './versionBuilder';
+
 export const DEFAULT_LIMITS: DatasetLimits = {
   manifest: 1 << 20,
   index: 512 << 20,
@@ -145,23 +135,10 @@ export interface DatasetStatus {
   nextCheckAt: string | null;
 }
 
-interface Deadline {
-  deadline: number;
-  deadlineLabel: string;
-}
-
 function formatDuration(ms: number): string {
   if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
   if (ms >= 1000) return `${Math.round(ms / 100) / 10} s`;
   return `${ms} ms`;
-}
-
-function errCode(e: unknown): string {
-  return (e as NodeJS.ErrnoException).code ?? (e as Error).message;
-}
-
-function sha256(b: Buffer | string): string {
-  return createHash('sha256').update(b).digest('hex');
 }
 
 export class DatasetStore {
@@ -345,7 +322,7 @@ export class DatasetStore {
         const err = this.tryWriteState({ ...s, etag, checkedAt: started, attemptedAt: started, failure: null });
         return { status: 'unchanged', datasetVersion: manifest.datasetVersion, fetched, ...(err ? { reason: `cache not writable: ${err}` } : {}) };
       }
-      const dirName = await this.buildVersion(manifest, manifestText, fetched, limit);
+      const dirName = await new VersionBuilder({ cacheDir: this.cacheDir, url: this.url, limits: this.limits, timeoutMs: this.timeoutMs, now: this.now }).build(manifest, manifestText, fetched, limit);
       try {
         this.writeState({ ...s, url: this.url, current: dirName, datasetVersion: manifest.datasetVersion, etag, checkedAt: started, attemptedAt: started, failure: null });
       } catch (e) {
@@ -364,256 +341,6 @@ export class DatasetStore {
       if (!this.memState) this.memState = { ...s, attemptedAt: started, failure };
       return { status: 'failed', datasetVersion: s.datasetVersion, reason: message, fetched, ...(repeated ? {} : { notify: message }) };
     }
-  }
-
-  /** Download + verify + prepare a version into v/<dir>; returns <dir>. */
-  private async buildVersion(manifest: Manifest, manifestText: string, fetched: string[], limit: Deadline): Promise<string> {
-    const vRoot = path.join(this.cacheDir, 'v');
-    const dirName = `${sha256(`${this.url}\n${manifest.datasetVersion}`).slice(0, 12)}-${this.now().toString(36)}`;
-    const tmp = tempName(path.join(vRoot, dirName));
-    let writer: PreparedWriter | undefined;
-    try {
-      try {
-        fs.mkdirSync(tmp, { recursive: true });
-        writer = new PreparedWriter(tmp);
-      } catch (e) {
-        throw new DatasetError('write', `cannot write the cache folder ${this.cacheDir} (${errCode(e)})`);
-      }
-      const source = indexSource(manifest);
-      const budget = { served: 0, decoded: 0 };
-      let reposText: Buffer | undefined;
-      let schemaVersion = manifest.schemaVersion;
-      if (source.kind === 'single') {
-        const root = await this.fetchIndexFile(source.file, 'the index', manifest, tmp, writer, fetched, limit, budget);
-        if (typeof root.schemaVersion === 'number') schemaVersion = root.schemaVersion;
-      } else if (source.kind === 'parts') {
-        const n = source.parts.length;
-        for (const { n: k, file } of source.parts) {
-          const what = `index part ${k} of ${n}`;
-          const root = await this.fetchIndexFile(file, what, manifest, tmp, writer, fetched, limit, budget);
-          if (root.part !== k || root.parts !== n) throw new DatasetError('json', `${what} (${file.path}) says it is part ${String(root.part)} of ${String(root.parts)}`);
-          if (root.datasetVersion !== manifest.datasetVersion) throw new DatasetError('json', `${what} is of datasetVersion ${String(root.datasetVersion)}, the manifest's is ${manifest.datasetVersion}`);
-          if (typeof root.schemaVersion === 'number') schemaVersion = root.schemaVersion;
-        }
-      } else {
-        // no index listed: the rows come from each repository's full records
-        reposText = await this.fetchVerifiedSmall(manifest.files.repos, this.limits.repos, 'repos.json', limit);
-        fetched.push(manifest.files.repos.path);
-        await this.rowsFromRepoFiles(reposText, tmp, writer, fetched, limit);
-      }
-      if (writer.rows === 0 && writer.skipped > 0) throw new DatasetError('json', 'the index is not valid: no row has id, repo, msg and pattern');
-      try {
-        await writer.finish(manifest.datasetVersion, schemaVersion);
-      } catch (e) {
-        throw new DatasetError('write', `cannot write the cache folder ${this.cacheDir} (${errCode(e)})`);
-      }
-      writer = undefined;
-      if (!reposText) {
-        reposText = await this.fetchVerifiedSmall(manifest.files.repos, this.limits.repos, 'repos.json', limit);
-        fetched.push(manifest.files.repos.path);
-      }
-      try {
-        parseRepos(reposText.toString('utf8'));
-      } catch (e) {
-        throw new DatasetError('json', `repos.json: ${(e as Error).message}`);
-      }
-      try {
-        fs.writeFileSync(path.join(tmp, 'repos.json'), reposText);
-        fs.writeFileSync(path.join(tmp, 'manifest.json'), manifestText);
-        fs.renameSync(tmp, path.join(vRoot, dirName));
-      } catch (e) {
-        throw new DatasetError('write', `cannot write the cache folder ${this.cacheDir} (${errCode(e)})`);
-      }
-      return dirName;
-    } finally {
-      writer?.abort();
-      rmQuiet(tmp);
-    }
-  }
-
-  private checkSize(f: ManifestFile, limit: number, what: string): void {
-    if (f.bytes > limit) throw new DatasetError('size', `${what} is ${f.bytes} bytes by the manifest, larger than the limit of ${limit}`);
-  }
-
-  private async fetchVerifiedSmall(f: ManifestFile, limit: number, what: string, deadline: Deadline): Promise<Buffer> {
-    this.checkSize(f, limit, what);
-    const dl = await download(datasetUrl(this.url, f.path), { maxBytes: Math.min(limit, f.bytes), timeoutMs: this.timeoutMs, ...deadline });
-    if (looksLikeHtml(dl.head, dl.contentType)) throw new DatasetError('html', `${what} is an HTML page, not dataset JSON`);
-    if (dl.size !== f.bytes) throw new DatasetError('size', `${what} is ${dl.size} bytes, the manifest says ${f.bytes}`);
-    if (dl.sha256 !== f.sha256) throw new DatasetError('sha', `${what} does not match the manifest's sha256 (got ${dl.sha256.slice(0, 12)}…, expected ${f.sha256.slice(0, 12)}…)`);
-    return dl.body!;
-  }
-
-  /** One index file (the single index or a part): download, verify by size and sha256, stream its
-   * rows into `writer`. Returns its root without the rows ({schemaVersion, datasetVersion, part, parts}). */
-  private async fetchIndexFile(
-    f: ManifestFile,
-    what: string,
-    manifest: Manifest,
-    tmp: string,
-    writer: PreparedWriter,
-    fetched: string[],
-    limit: Deadline,
-    budget: { served: number; decoded: number },
-  ): Promise<Record<string, unknown>> {
-    this.checkSize(f, this.limits.index - budget.served, what);
-    if (f.rawBytes !== undefined && f.rawBytes > this.limits.indexDecoded - budget.decoded)
-      throw new DatasetError('size', `${what} decompresses to ${f.rawBytes} bytes by the manifest, more than the limit of ${this.limits.indexDecoded}`);
-    const dlPath = path.join(tmp, 'index.download');
-    // a proxy may have decoded the gzip: then the raw size/sha apply
-    const maxBytes = Math.min(this.limits.index - budget.served, Math.max(f.bytes, f.rawSha256 ? (f.rawBytes ?? 0) : 0));
-    const dl = await download(datasetUrl(this.url, f.path), { maxBytes, timeoutMs: this.timeoutMs, dest: dlPath, ...limit });
-    fetched.push(f.path);
-    budget.served += dl.size;
-    if (looksLikeHtml(dl.head, dl.contentType)) throw new DatasetError('html', `${what} is an HTML page, not dataset JSON`);
-    const gz = isGzip(dl.head);
-    const asServed = dl.size === f.bytes && dl.sha256 === f.sha256;
-    const asDecoded = !gz && f.rawSha256 !== undefined && dl.sha256 === f.rawSha256 && (f.rawBytes === undefined || dl.size === f.rawBytes);
-    if (!asServed && !asDecoded) {
-      if (dl.size !== f.bytes) throw new DatasetError('size', `${what} is ${dl.size} bytes, the manifest says ${f.bytes} (truncated or replaced download)`);
-      throw new DatasetError('sha', `${what} does not match the manifest's sha256 (got ${dl.sha256.slice(0, 12)}…, expected ${f.sha256.slice(0, 12)}…)`);
-    }
-    if (f.encoding === 'gzip' && !gz && !asDecoded) throw new DatasetError('gzip', `the manifest says ${what} is gzip, but it is not`);
-    // what it may decompress to: exactly rawBytes when the manifest gives it, else a ratio of its size
-    const decodedLimit = Math.min(this.limits.indexDecoded - budget.decoded, f.rawBytes ?? (gz ? dl.size * this.limits.ratio : dl.size));
-    const root = await this.prepareIndex(dlPath, gz, manifest, writer, what, decodedLimit, f.rawBytes !== undefined, budget);
-    rmQuiet(dlPath);
-    return root;
-  }
-
-  /** Stream one downloaded index file's rows into `writer` (decompressed bytes bounded). */
-  private prepareIndex(
-    file: string,
-    gz: boolean,
-    manifest: Manifest,
-    writer: PreparedWriter,
-    what: string,
-    decodedLimit: number,
-    exact: boolean,
-    budget: { served: number; decoded: number },
-  ): Promise<Record<string, unknown>> {
-    return new Promise<Record<string, unknown>>((resolve, reject) => {
-      const scanner = new RowScanner(
-        (json) => {
-          let row;
-          try {
-            row = toIndexRow(JSON.parse(json));
-          } catch {
-            row = undefined;
-          }
-          if (row) writer.add(row);
-          else writer.skipped++;
-        },
-        {
-          maxRow: this.limits.row,
-          onTooLarge: () => new DatasetError('size', `a row of ${what} is larger than the limit of ${this.limits.row} bytes`),
-        },
-      );
-      const input = fs.createReadStream(file, { highWaterMark: 1 << 16 });
-      const stream = gz ? input.pipe(createGunzip()) : input;
-      let failed = false;
-      let decoded = 0;
-      const fail = (e: DatasetError): void => {
-        if (failed) return;
-        failed = true;
-        input.destroy();
-        if (stream !== input) stream.destroy();
-        reject(e);
-      };
-      input.on('error', (e) => fail(new DatasetError('write', `cannot read the downloaded index: ${e.message}`)));
-      stream.on('error', (e: Error) => fail(new DatasetError('gzip', `${what} is not valid gzip (${e.message})`)));
-      stream.on('data', (chunk: Buffer) => {
-        if (failed) return;
-        decoded += chunk.length;
-        budget.decoded += chunk.length;
-        if (decoded > decodedLimit) {
-          fail(
-            new DatasetError(
-              'size',
-              exact
-                ? `${what} decompresses to more than the ${decodedLimit} bytes the manifest says`
-                : `${what} decompresses to more than ${decodedLimit} bytes (at most ${this.limits.ratio}x its size, and ${this.limits.indexDecoded} bytes in all)`,
-            ),
-          );
-          return;
-        }
-        try {
-          scanner.push(chunk);
-        } catch (e) {
-          fail(this.indexError(e));
-        }
-      });
-      stream.on('end', () => {
-        if (failed) return;
-        let root: Record<string, unknown>;
-        try {
-          root = scanner.end();
-          const dv = root.datasetVersion;
-          if (typeof dv === 'string' && dv !== manifest.datasetVersion) {
-            throw new Error(`its datasetVersion ${dv} differs from the manifest's ${manifest.datasetVersion}`);
-          }
-        } catch (e) {
-          fail(this.indexError(e));
-          return;
-        }
-        resolve(root);
-      });
-    });
-  }
-
-  /** The layout without an index: repos.json lists the repositories, each file holds their full
-   * records; rows are made from those, and the files are kept (full records need no download). */
-  private async rowsFromRepoFiles(reposText: Buffer, tmp: string, writer: PreparedWriter, fetched: string[], limit: Deadline): Promise<void> {
-    let repos: RepoEntry[];
-    try {
-      repos = parseRepos(reposText.toString('utf8'));
-    } catch (e) {
-      throw new DatasetError('json', `repos.json: ${(e as Error).message}`);
-    }
-    let served = 0;
-    const results = new Map<string, ErrorRecord[]>();
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < repos.length) {
-        const repo = repos[next++]!.repo;
-        const [owner, name] = repo.split('/') as [string, string];
-        const rel = `/data/repos/${encodeURIComponent(owner)}/${encodeURIComponent(name)}.json`;
-        const dl = await download(datasetUrl(this.url, rel), { maxBytes: Math.min(this.limits.repoFile, this.limits.index - served), timeoutMs: this.timeoutMs, ...limit });
-        served += dl.size;
-        fetched.push(rel);
-        if (looksLikeHtml(dl.head, dl.contentType)) throw new DatasetError('html', `records of ${repo}: got an HTML page, not JSON`);
-        try {
-          results.set(repo, parseRepoRecords(dl.body!.toString('utf8'), repo));
-        } catch (e) {
-          throw new DatasetError('json', `records of ${repo}: ${(e as Error).message}`);
-        }
-        try {
-          const file = this.repoFile(tmp, repo);
-          fs.mkdirSync(path.dirname(file), { recursive: true });
-          fs.writeFileSync(file, dl.body!);
-        } catch (e) {
-          throw new DatasetError('write', `cannot write the cache folder ${this.cacheDir} (${errCode(e)})`);
-        }
-      }
-    };
-    await Promise.all([worker(), worker(), worker(), worker()]);
-    // rows in repos.json order (the writer keeps one repository's rows together)
-    for (const { repo } of repos) {
-      for (const r of results.get(repo) ?? []) {
-        const row = toIndexRow({ id: r.id, repo: r.repo, slug: r.slug, code: r.errorCode, msg: r.errorMessage, pattern: r.messagePattern, type: r.errorType, cls: r.errorClass, tags: r.tags, sev: r.severity });
-        if (row) writer.add(row);
-        else writer.skipped++;
-      }
-    }
-  }
-
-  /** A failure while preparing the index: a file system error (the disk is full) is a write
-   * failure of the cache, anything else an invalid index. */
-  private indexError(e: unknown): DatasetError {
-    if (e instanceof DatasetError) return e;
-    const code = (e as NodeJS.ErrnoException).code;
-    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return new DatasetError('write', `cannot write the cache folder ${this.cacheDir} (${code})`);
-    return new DatasetError('json', `the index is not valid: ${(e as Error).message}`);
   }
 
   private pruneVersions(keep: string): void {
@@ -668,11 +395,6 @@ export class DatasetStore {
     return loadPrepared(dir, head, { ...opts, select });
   }
 
-  private repoFile(dir: string, repo: string): string {
-    const [owner, name] = repo.split('/') as [string, string];
-    return path.join(dir, 'repos', owner, `${name}.json`);
-  }
-
   /**
    * Full records of one repository: from the cache, else downloaded once (and cached; a cache
    * that cannot be written still answers from memory). Rejects with a DatasetError when neither
@@ -692,7 +414,7 @@ export class DatasetStore {
   private async loadFullRecords(repo: string): Promise<ErrorRecord[]> {
     const dir = this.liveDir();
     if (!dir) throw new DatasetError('format', 'no dataset is cached');
-    const file = this.repoFile(dir, repo);
+    const file = repoFile(dir, repo);
     try {
       return parseRepoRecords(fs.readFileSync(file, 'utf8'), repo);
     } catch {

@@ -807,12 +807,23 @@ export function buildByteIndexOf(n: number, literalsOf: (i: number) => RecordLit
           tierA = a8;
         }
       }
-      for (const [tier, span] of strided) {
-        const w = bestStrided(bytes, o, l, tier.keyLen, pre, counts(span as Span, false));
-        if (w.start >= 0 && w.score > bestS) {
-          bestS = w.score;
-          keyS = o + w.start;
-          tierS = tier;
+    }
+    // the strided windows only matter when no anchored key is good enough on its own (most records
+    // have one: then neither the windows nor the strided tiers' counts are computed)
+    if (!(keyA >= 0 && bestA >= ANCHOR_GOOD)) {
+      for (let k = first[i]!; k < first[i + 1]!; k++) {
+        const o = off[k]!;
+        const l = len[k]!;
+        if (l < 7) continue;
+        if (pre.length < l + 1) pre = new Float64Array(l * 2);
+        bitPrefix(bytes, o, l, pre);
+        for (const [tier, span] of strided) {
+          const w = bestStrided(bytes, o, l, tier.keyLen, pre, counts(span as Span, false));
+          if (w.start >= 0 && w.score > bestS) {
+            bestS = w.score;
+            keyS = o + w.start;
+            tierS = tier;
+          }
         }
       }
     }

@@ -9,8 +9,9 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
+import { FIXTURES } from './paths';
 
-export const FIXTURE_DATASET = path.join(__dirname, '..', 'fixtures', 'dataset');
+export const FIXTURE_DATASET = path.join(FIXTURES, 'dataset');
 
 export interface Override {
   status?: number;
