@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Every test layer, in order: type-check, build, unit (core + feature modules), protocol (the real
-# server over stdio), end-to-end (a real VS Code via code-server). `npm test` runs this; `.ci/run`
+# Every test layer, in order: type-check, build, the dependency rules (npm run deps:
+# .dependency-cruiser.cjs, a violation fails the run), unit (core + feature modules), protocol (the
+# real server over stdio), end-to-end (a real VS Code via code-server). `npm test` runs this; `.ci/run`
 # runs `npm test`. The last line totals the layers as "N passed, M failed".
 #   SKIP_E2E=1 npm test   skips the VS Code layer (for quick local runs only; CI never sets it)
 set -euo pipefail
@@ -28,6 +29,7 @@ summary() {
 trap summary EXIT
 step "typecheck"; npx tsc --noEmit -p .
 step "build"; node esbuild.mjs
+step "dependency rules"; npm run --silent deps
 step "unit tests"; npx mocha 2>&1 | tee "$logs/unit.log"
 if ls test/protocol/*.test.ts >/dev/null 2>&1; then
   step "protocol tests"; npx mocha --config test/protocol/.mocharc.json 2>&1 | tee "$logs/protocol.log"

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { AgentExplainParams, AgentExplainRequest, AgentExplainResult } from '../../server/src/protocol';
 import type { Services } from './services';
+import type { AgentsState } from './state';
 
 export const TOOL_NAME = 'errorExplainer_explain';
 export const MCP_PROVIDER_ID = 'errorExplainer.mcp';
@@ -55,10 +56,6 @@ interface McpApi {
 }
 type McpStdioCtor = new (label: string, command: string, args: string[], env?: Record<string, string>, version?: string) => { cwd?: vscode.Uri };
 
-export interface AgentsState {
-  toolRegistered: boolean;
-  mcpProviderRegistered: boolean;
-}
 
 export function registerAgents(s: Services): AgentsState {
   const state: AgentsState = { toolRegistered: false, mcpProviderRegistered: false };

@@ -9,6 +9,7 @@ import { AnsiColor, hasEscapes, parseAnsiLine, SgrStyle, styleKey, StyledSpan, x
 import { decorationWindows, FULL_MAX_LINES } from './lineWindows';
 import { isLogDocument } from './logDocuments';
 import type { Services } from './services';
+import type { AnsiDecorationState } from './state';
 
 /** Distinct styles with a decoration type of their own; further styles are left undecorated. */
 const MAX_STYLES = 256;
@@ -38,17 +39,6 @@ function decorationOptions(style: SgrStyle): vscode.DecorationRenderOptions {
   };
 }
 
-/** What was applied to an editor (read by the e2e tests through the extension's API). */
-export interface AnsiDecorationState {
-  uri: string;
-  /** Lines parsed: the whole document, or the windows around the visible ranges. */
-  lines: [number, number][];
-  /** Hidden escape sequences (adjacent ones count as one), and the first 50 of them as text. */
-  hidden: number;
-  hiddenTexts: string[];
-  /** Decorated text per style key, in document order (at most 50 texts per style). */
-  styles: { key: string; texts: string[] }[];
-}
 
 export function registerAnsiDecorations(s: Services): { state(uri: string): AnsiDecorationState | undefined } {
   const hidden = vscode.window.createTextEditorDecorationType({

@@ -1,43 +1,16 @@
 // What activate() returns: a small, read-only view of the client's state for the end-to-end
 // tests (and for other extensions that want to know whether the server runs). Nothing in it can
 // change the client's behaviour.
-import type { MatchDto, SeenParams, StatusResult } from '../../server/src/protocol';
-import type { AnsiDecorationState } from './ansiDecorations';
-import type { AgentsState } from './agents';
-import type { SuggestionShown } from './dataset';
-import type { KnownErrorsNode } from './knownErrors';
+import type { SeenParams, StatusResult } from '../../server/src/protocol';
 import type { ShownMessage } from './notify';
-import type { InlineMessage } from './problems';
+import type {
+  AgentsState, AnsiDecorationState, InlineMessage, KnownErrorsNode, PickerState, SuggestionShown, TerminalCommand, TerminalScan,
+} from './state';
 
-export interface PickerState {
-  /** Which picker: 'search', 'explain', 'fileErrors', 'snippetKind', 'terminalErrors', 'status'. */
-  kind: string;
-  value: string;
-  busy: boolean;
-  /** Labels of the items currently in the list, in order. */
-  items: string[];
-  /** Bumped whenever the items change. */
-  generation: number;
-  /** Label of the item the workbench reports active (undefined until the list is rendered). */
-  active: string | undefined;
-}
+export type { AgentsState, AnsiDecorationState, InlineMessage, KnownErrorsNode, PickerState, SuggestionShown, TerminalCommand, TerminalScan };
 
-export interface TerminalScan {
-  /** Source reported to the server, e.g. "terminal:bash". */
-  source: string;
-  commandLine: string;
-  matches: MatchDto[];
-}
 
-/** A terminal command that ended (with shell integration), newest last. */
-export interface TerminalCommand {
-  source: string;
-  commandLine: string;
-  /** False when VS Code passed none of the command's output to extensions (see client/src/terminal.ts). */
-  outputReceived: boolean;
-  /** Known errors found in its output. */
-  matches: number;
-}
+
 
 export interface ErrorExplainerApi {
   /** Starts the server when needed and resolves once it answers. */

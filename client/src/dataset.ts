@@ -15,8 +15,9 @@ import {
   DatasetSyncResult,
 } from '../../server/src/protocol';
 import { datasetFailureMessage, OPEN_SETTINGS, RETRY } from './datasetMessages';
-import { mergeRepos, suggestionAction, suggestionButtons, SuggestionAction } from './datasetPrompt';
+import { mergeRepos, suggestionAction, suggestionButtons } from './datasetPrompt';
 import type { Services } from './services';
+import type { SuggestionShown } from './state';
 
 export const DatasetCommands = {
   sync: 'errorExplainer.datasetSync',
@@ -24,13 +25,6 @@ export const DatasetCommands = {
   suggest: 'errorExplainer.datasetSuggest',
 } as const;
 
-/** A one-time suggestion the server sent, and the button the user picked (read by the e2e tests). */
-export interface SuggestionShown {
-  params: DatasetSuggestionParams;
-  /** 'pending' while the message is open; undefined when it was closed without a button. */
-  answer: string | undefined | 'pending';
-  action: SuggestionAction | 'pending';
-}
 
 /** Opt in and sync. The opt-in is per URL: the user is asked with the URL the server would download
  * from, and that URL goes with the request (the server downloads nothing if its URL is another one
@@ -150,8 +144,8 @@ async function offerSuggestion(s: Services, params: DatasetSuggestionParams, sho
   }
 }
 
-export function registerDataset(s: Services): { suggestions(): readonly SuggestionShown[] } {
-  const shown: SuggestionShown[] = [];
+export function registerDataset(s: Services): void {
+  const shown = s.state.datasetSuggestions;
   s.context.subscriptions.push(
     vscode.commands.registerCommand(DatasetCommands.sync, () => sync(s)),
     vscode.commands.registerCommand(DatasetCommands.status, () => status(s)),
@@ -160,5 +154,4 @@ export function registerDataset(s: Services): { suggestions(): readonly Suggesti
   s.server.onNotification(DatasetSuggestionNotification.type, (params) => {
     offerSuggestion(s, params, shown).catch((e: unknown) => s.output.error(`dataset suggestion: ${e instanceof Error ? e.message : String(e)}`));
   });
-  return { suggestions: () => shown.map((x) => ({ ...x, params: { ...x.params, repos: [...x.params.repos] } })) };
 }

@@ -36,14 +36,14 @@ export function activateWith(context: vscode.ExtensionContext, platform: ClientP
     server,
     output,
     notifier,
-    state: { picker: undefined, terminalScans: [], terminalCommands: [], statusText: { records: '', recordsTooltip: '', terminal: '' } },
+    state: { picker: undefined, terminalScans: [], terminalCommands: [], statusText: { records: '', recordsTooltip: '', terminal: '' }, datasetSuggestions: [] },
   };
   services = s;
   context.subscriptions.push(output, server);
 
   registerRecordView(context, server);
   registerCommands(s);
-  const dataset = registerDataset(s);
+  registerDataset(s);
   registerSearch(s);
   registerSnippets(s);
   const setTerminalStatus = registerStatusBar(s);
@@ -85,7 +85,7 @@ export function activateWith(context: vscode.ExtensionContext, platform: ClientP
       return found.map((l) => ({ startIndex: l.startIndex, length: l.length, tooltip: l.tooltip }));
     },
     messages: () => notifier.shown.slice(),
-    datasetSuggestions: () => dataset.suggestions(),
+    datasetSuggestions: () => s.state.datasetSuggestions.map((x) => ({ ...x, params: { ...x.params, repos: [...x.params.repos] } })),
     ansiDecorations: (uri) => ansi.state(uri),
     platform: () => platform.kind,
     // agents & big logs (node only)

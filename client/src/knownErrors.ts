@@ -22,6 +22,7 @@ import {
   ScanOccurrenceDto,
 } from '../../server/src/protocol';
 import type { Services } from './services';
+import type { KnownErrorsNode } from './state';
 
 export const VIEW_ID = 'errorExplainer.knownErrors';
 export const LOG_WINDOW_SCHEME = 'errorexplainer-log';
@@ -40,14 +41,6 @@ export const KnownErrorsCommands = {
   openOccurrence: 'errorExplainer.knownErrors.openOccurrence',
 } as const;
 
-/** A node of the view as the e2e tests read it (api.knownErrors()). */
-export interface KnownErrorsNode {
-  label: string;
-  description: string;
-  contextValue: string | undefined;
-  command: { command: string; arguments: unknown[] } | undefined;
-  children: KnownErrorsNode[];
-}
 
 interface OccurrenceArgs {
   path: string;

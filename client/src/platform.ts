@@ -4,19 +4,12 @@
 // records read by the client through workspace.fs (vscode.dev, github.dev, web-worker hosts).
 // Everything else in the client is the same code on both.
 import type * as vscode from 'vscode';
-import type { BaseLanguageClient, LanguageClientOptions } from 'vscode-languageclient';
-import type { InitializationOptions } from '../../server/src/protocol';
+import type { ServerPlatform } from './server';
 import type { Services } from './services';
+import type { AgentsState, KnownErrorsNode } from './state';
 
-export interface ClientPlatform {
-  readonly kind: 'node' | 'web';
-  /** Document schemes the server reads besides file, untitled and output (web: the workspace's file systems). */
-  readonly documentSchemes: () => string[];
-  /** Runs once before the server first starts (web: reads the record files). */
-  prepare(): Promise<void>;
-  /** The platform's part of the initialization options (node: paths; web: the record files). */
-  initializationOptions(): InitializationOptions;
-  createClient(id: string, name: string, options: LanguageClientOptions): BaseLanguageClient;
+/** The server's side of the platform (ServerPlatform, server.ts) plus its own features. */
+export interface ClientPlatform extends ServerPlatform {
   /** Features only this platform has, registered once the shared ones are (node: Known Errors view, LM tool, MCP). */
   register?(s: Services, hooks: PlatformHooks): PlatformFeatures;
 }
@@ -28,7 +21,7 @@ export interface PlatformHooks {
 
 /** What platform features expose to the extension API (tests). */
 export interface PlatformFeatures extends vscode.Disposable {
-  knownErrors?: () => import('./knownErrors').KnownErrorsNode[];
-  agents?: () => import('./agents').AgentsState;
+  knownErrors?: () => KnownErrorsNode[];
+  agents?: () => AgentsState;
   mcpCommand?: () => { command: string; args: string[]; cwd: string | undefined; env: Record<string, string> };
 }

@@ -15,6 +15,7 @@ import {
   validSearchUrl,
 } from '../../server/src/protocol';
 import type { Services } from './services';
+import type { InlineMessage } from './state';
 
 const SECTION = 'errorExplainer';
 /** The server's diagnostics source (server/src/server/diagnostics.ts SOURCE). */
@@ -55,11 +56,6 @@ const TARGET_NAMES: Record<number, string> = {
   [vscode.ConfigurationTarget.WorkspaceFolder]: 'Folder settings',
 };
 
-export interface InlineMessage {
-  line: number;
-  text: string;
-  severity: 'error' | 'warning' | 'info' | 'hint';
-}
 
 export interface ProblemsState {
   /** The end-of-line messages currently shown per document URI (for tests). */

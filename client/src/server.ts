@@ -1,13 +1,13 @@
 // The language server connection: created once, started lazily (first log document, first
 // command, first terminal output), restarted a bounded number of times when it crashes, with the
 // client-side state (trust, terminal matches) re-sent after every (re)start. Where the server
-// runs (a Node process or a Web Worker) is the platform's business (platform.ts).
+// runs (a Node process or a Web Worker) is the platform's business (ServerPlatform, below; the
+// platforms are node.ts and web.ts).
 import * as vscode from 'vscode';
 import { type BaseLanguageClient, CloseAction, ErrorAction, type LanguageClientOptions, type NotificationType, State } from 'vscode-languageclient';
 import { Commands, InitializationOptions, SeenNotification, SeenParams, StatusNotification, StatusResult } from '../../server/src/protocol';
 import { Notifier } from './notify';
-import type { ClientPlatform } from './platform';
-import { withSnippetEdit } from './snippets';
+import { withSnippetEdit } from './snippetEdit';
 
 export const CLIENT_ID = 'errorExplainer';
 const CLIENT_NAME = 'Error Explainer';
@@ -17,6 +17,18 @@ const RESTART_WINDOW_MS = 3 * 60 * 1000;
 
 /** Commands the server may put into hovers and code actions: the only live `command:` links. */
 const TRUSTED_COMMANDS: string[] = Object.values(Commands);
+
+/** Where and how the server process runs: the part of the platform (platform.ts) the connection needs. */
+export interface ServerPlatform {
+  readonly kind: 'node' | 'web';
+  /** Document schemes the server reads besides file, untitled and output (web: the workspace's file systems). */
+  readonly documentSchemes: () => string[];
+  /** Runs once before the server first starts (web: reads the record files). */
+  prepare(): Promise<void>;
+  /** The platform's part of the initialization options (node: paths; web: the record files). */
+  initializationOptions(): InitializationOptions;
+  createClient(id: string, name: string, options: LanguageClientOptions): BaseLanguageClient;
+}
 
 export class ServerHandle implements vscode.Disposable {
   private client: BaseLanguageClient | undefined;
@@ -43,7 +55,7 @@ export class ServerHandle implements vscode.Disposable {
   constructor(
     private readonly output: vscode.LogOutputChannel,
     private readonly notifier: Notifier,
-    readonly platform: ClientPlatform,
+    readonly platform: ServerPlatform,
   ) {}
 
   get isStarted(): boolean {

@@ -3,12 +3,11 @@
 // statement at the cursor; the rest goes above it), as a snippet whose tab stops are the names the
 // document does not know. The target is the active code editor; from a log (a hover link, a quick
 // fix) it is chosen among the open code editors (a picker when there are several), else the
-// record's raise-site file. Also: the middleware that turns the server's snippet code actions into
-// snippet edits. Inserting is a text edit only: nothing is executed.
+// record's raise-site file (the middleware that turns the server's snippet code actions into snippet
+// edits is snippetEdit.ts). Inserting is a text edit only: nothing is executed.
 import * as vscode from 'vscode';
 import { stripControls } from '../../server/src/core/render';
 import {
-  CodeActionSnippetData,
   Commands,
   InsertSnippetArgs,
   RecordParams,
@@ -18,7 +17,7 @@ import {
   SnippetRequest,
   SnippetResult,
 } from '../../server/src/protocol';
-import { isFileLike } from './logDocuments';
+import { isFileLike, isLogDocument, isLogUri } from './logDocuments';
 import { pickOne } from './picker';
 import { RECORD_SCHEME } from './recordView';
 import { searchRecords } from './search';
@@ -33,11 +32,9 @@ const KINDS: { snippetKind: Kind; field: string; label: string }[] = [
   { snippetKind: 'exampleFix', field: 'exampleFix', label: 'Example fix' },
 ];
 
-const LOG_NAME = /\.(log|out|err)(\.\d+)?$/i;
-
 /** A code document: a real file or untitled document that is not a log, output panel or record view. */
 function isCodeDocument(d: vscode.TextDocument | undefined): d is vscode.TextDocument {
-  return !!d && isFileLike(d.uri) && d.languageId !== 'log' && !LOG_NAME.test(d.fileName);
+  return !!d && isFileLike(d.uri) && !isLogDocument(d);
 }
 
 /** A code editor: see isCodeDocument. */
@@ -47,24 +44,6 @@ export function isCodeEditor(e: vscode.TextEditor | undefined): e is vscode.Text
 
 function isInsertArgs(v: unknown): v is InsertSnippetArgs {
   return typeof v === 'object' && v !== null && typeof (v as { id?: unknown }).id === 'string';
-}
-
-/**
- * A code action whose `data` carries the server's snippet edit (CodeActionSnippetData) gets that
- * edit as a snippet edit with tab stops instead of its plain-text edit. Anything else is returned as is.
- */
-export function withSnippetEdit<T extends vscode.Command | vscode.CodeAction>(document: vscode.TextDocument, action: T): T {
-  if (!(action instanceof vscode.CodeAction)) return action;
-  const data = (action as { data?: unknown }).data as Partial<CodeActionSnippetData> | undefined;
-  const sn = data?.snippet;
-  if (!sn || typeof sn.snippet !== 'string' || sn.uri !== document.uri.toString() || !sn.range) return action;
-  const { start, end } = sn.range;
-  const edit = new vscode.WorkspaceEdit();
-  const snippetEdit = new vscode.SnippetTextEdit(new vscode.Range(start.line, start.character, end.line, end.character), new vscode.SnippetString(sn.snippet));
-  snippetEdit.keepWhitespace = true; // the server already indented every line
-  edit.set(document.uri, [snippetEdit]);
-  action.edit = edit;
-  return action;
 }
 
 interface Target {
@@ -94,7 +73,7 @@ export function registerSnippets(s: Services): void {
       const uri = tab.input.uri;
       if (uri.scheme === RECORD_SCHEME) continue;
       const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
-      if (doc ? isCodeDocument(doc) : isFileLike(uri) && !LOG_NAME.test(uri.path)) add(uri);
+      if (doc ? isCodeDocument(doc) : isFileLike(uri) && !isLogUri(uri)) add(uri);
     }
     return [...out.values()];
   };

@@ -7,15 +7,15 @@
 //   server. The status item always speaks of the last command: hidden when it printed no known
 //   error, or when VS Code passed none of its output to extensions (terminalOutput.ts).
 import * as vscode from 'vscode';
-import { stripControls } from '../../server/src/core/render';
+import { firstSentence, shorten } from '../../server/src/core/render';
 import { MatchDto, RecordParams, RecordRequest, RecordResult } from '../../server/src/protocol';
 import { terminalText } from '../../server/src/core/ansi';
 import { distinctRecords, explainText } from './commands';
 import { pickOne } from './picker';
 import { openRecordView } from './recordView';
-import type { TerminalCommand } from './api';
 import { OutputCollector, readFromNow } from './terminalOutput';
 import type { Services } from './services';
+import type { TerminalCommand } from './state';
 
 /** Terminal lines longer than this are cut before matching (link provider). */
 const MAX_LINE_CHARS = 8192;
@@ -31,12 +31,8 @@ function settings(): { enabled: boolean; notifications: boolean } {
   return { enabled: c.get<boolean>('terminal.enabled', true), notifications: c.get<boolean>('terminal.notifications', true) };
 }
 
-function firstSentence(text: unknown): string {
-  if (typeof text !== 'string') return '';
-  const t = stripControls(text).replace(/\s+/g, ' ').trim();
-  const m = /^(.{1,300}?[.!?])(\s|$)/.exec(t);
-  return m?.[1] ?? (t.length > 300 ? `${t.slice(0, 299)}…` : t);
-}
+/** A link tooltip's longest first sentence. */
+const TOOLTIP_SENTENCE_CHARS = 300;
 
 export function registerTerminal(s: Services, setTerminalStatus: (count: number, tooltip: string) => void): vscode.TerminalLinkProvider<ErrorLink> {
   const tooltips = new Map<string, Promise<string>>();
@@ -47,7 +43,7 @@ export function registerTerminal(s: Services, setTerminalStatus: (count: number,
         .request<RecordParams, RecordResult | null>(RecordRequest.type, { id: m.record.id })
         .then((r) => {
           const rec = (r?.record ?? {}) as { documentation?: unknown };
-          const first = firstSentence(rec.documentation);
+          const first = typeof rec.documentation === 'string' ? shorten(firstSentence(rec.documentation), TOOLTIP_SENTENCE_CHARS) : '';
           return [m.record.errorClass, first].filter(Boolean).join(': ') || m.record.errorMessage;
         })
         .catch(() => m.record.errorMessage);

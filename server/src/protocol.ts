@@ -4,6 +4,7 @@
 // standard features (hover, diagnostics, code actions, links, definition).
 import { NotificationType, RequestType, type WorkDoneProgressParams } from 'vscode-languageserver-protocol';
 import { DEFAULT_MIN_CONFIDENCE } from './core/confidence/threshold';
+import type { DatasetFailure, DatasetServiceStatus } from './core/dataset';
 
 // ---------------------------------------------------------------------------------------------
 // Settings (section "errorExplainer"), pulled by the server per resource via workspace/configuration.
@@ -267,21 +268,10 @@ export namespace ReloadRequest {
 // The ErrLookup dataset (logic: server/src/core/dataset; the client's commands call these).
 // Nothing is downloaded until DatasetSyncRequest is sent (the user's opt-in).
 
-export interface DatasetStatusDto {
-  optedIn: boolean;
-  url: string;
-  /** Live cached version, null when nothing is cached. */
-  datasetVersion: string | null;
-  checkedAt: string | null;
-  nextCheckAt: string | null;
-  /** Index rows and repositories in the cache. */
-  rows: number;
-  repos: number;
-  /** Repositories whose full records are cached. */
-  cachedRepos: string[];
-  /** Dataset records loaded into the catalog (the selected repositories). */
-  loaded: number;
-  failure: { kind: string; message: string; at: number } | null;
+/** The dataset service's status (core/dataset/service.ts: the store's state plus `loaded`); the
+ * failure without its URL (the status has the URL). */
+export interface DatasetStatusDto extends Omit<DatasetServiceStatus, 'failure'> {
+  failure: Omit<DatasetFailure, 'url'> | null;
 }
 /** What is cached, selected and loaded; the last failure. */
 export namespace DatasetStatusRequest {

@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
-import type { KnownErrorsNode } from '../../client/src/knownErrors';
+import type { KnownErrorsNode } from '../../client/src/api';
 import { runMocha } from './lib/mocha';
 import { bashTerminal, runInTerminal } from './lib/terminal';
 import { api, closeAllEditors, fixtureUri, openFixture, poll } from './lib/util';

@@ -4,11 +4,12 @@
 // records that arrive later and live elsewhere (the ErrLookup dataset, built in the background);
 // features see one RecordCatalog either way.
 import type { ErrorRecord } from './record';
-import { type EngineEntry, type LineMatch, MatchEngine } from './engine';
+import { type EngineEntry, type LineMatch, MatchEngine, compareStructure } from './engine';
 import { captureNames } from './pattern';
 import { type Confidence, type LineFacts, type MatchContext, lineFacts, matchConfidence } from './confidence';
 import { type ErrorBlock, type FrameHit, compareHits, findBlocks, frameHit } from './blocks';
 import { SEARCH_SCORE, type SearchHit, SearchIndex } from './search';
+import { splitLines } from './text';
 
 export type { SearchHit } from './search';
 
@@ -26,10 +27,7 @@ export function recordMatch(record: ErrorRecord, match: LineMatch, line: string,
   return { record, match, confidence: matchConfidence(record, match, line, ctx, facts) };
 }
 
-/** Lines of a text: split at \r\n, \n and lone \r (as editors and LSP count lines). */
-export function splitLines(text: string): string[] {
-  return text.split(/\r\n|\r|\n/);
-}
+export { splitLines } from './text';
 
 /** How many lines of a query `search` runs through the patterns. */
 const SEARCH_PATTERN_LINES = 50;
@@ -65,8 +63,8 @@ function explainLines(text: string, matchLine: (line: string) => RecordMatch[]):
 
 /** Catalog's ranking of two matches of one line: errorCode in the line; on an error block's
  * exception line, a record raised at one of the block's frames (the raising frame first, then the
- * nearer ones; its raise line before its file only); then higher confidence, more literal
- * characters, longer span, then id. */
+ * nearer ones; its raise line before its file only); then higher confidence; then the engine's
+ * structural tie-break (compareStructure: more literal characters, longer span, id). */
 export function rankMatch(a: RecordMatch, b: RecordMatch): number {
   const x = a.match;
   const y = b.match;
@@ -76,11 +74,7 @@ export function rankMatch(a: RecordMatch, b: RecordMatch): number {
     if (f !== 0) return f;
   }
   if (a.confidence.score !== b.confidence.score) return b.confidence.score - a.confidence.score;
-  if (x.literalLength !== y.literalLength) return y.literalLength - x.literalLength;
-  const lx = x.end - x.start;
-  const ly = y.end - y.start;
-  if (lx !== ly) return ly - lx;
-  return a.record.id < b.record.id ? -1 : a.record.id > b.record.id ? 1 : 0;
+  return compareStructure(x, y, a.record.id, b.record.id);
 }
 
 // ---------------------------------------------------------------------------------------------

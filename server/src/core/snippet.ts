@@ -40,7 +40,9 @@ function targetLanguage(record: ErrorRecord, target: SnippetTarget): LanguageInf
   return languageForPath(record.filePath) ?? { id: target.languageId, lineComment: '#' };
 }
 
-function splitLines(text: string): string[] {
+/** The lines of a record's code field as a snippet body: control characters removed, blank lines
+ * at the start and end dropped. */
+function codeLines(text: string): string[] {
   const lines = stripControls(text).split('\n');
   while (lines.length && !lines[lines.length - 1]!.trim()) lines.pop();
   while (lines.length && !lines[0]!.trim()) lines.shift();
@@ -91,7 +93,7 @@ function reindent(lines: string[], base: string, target: SnippetTarget): string[
 /** Header comment + the code re-indented for the target; ends with the target's eol. */
 export function formatSnippet(code: string, record: ErrorRecord, target: SnippetTarget): string {
   const header = target.indent + snippetHeader(record, targetLanguage(record, target));
-  const body = reindent(splitLines(code), target.indent, target);
+  const body = reindent(codeLines(code), target.indent, target);
   return [header, ...body].join(target.eol) + target.eol;
 }
 
@@ -161,7 +163,7 @@ function surroundParts(
 ): { header: string; head: string[]; body: string[]; tail: string[] } | undefined {
   const recordLang = languageForPath(record.filePath)?.id;
   if (NO_TRY.has(target.languageId) || (recordLang && NO_TRY.has(recordLang))) return undefined;
-  const lines = splitLines(tryCatchPattern);
+  const lines = codeLines(tryCatchPattern);
   const shape = findTry(lines);
   if (!shape || !selected.trim()) return undefined;
 
@@ -247,7 +249,7 @@ export function planSnippet(
       return { start: range.start, end: range.end, replace: true, text: plain.join(fmt.eol), snippet: snippet.join(fmt.eol), surrounds: true };
     }
   }
-  const body = reindent(splitLines(code), target.indent, target);
+  const body = reindent(codeLines(code), target.indent, target);
   return {
     start: first,
     end: first,

@@ -16,6 +16,15 @@ export interface LineView {
   readonly inBase?: boolean;
 }
 
+const LINE_BREAK = /\r\n|\r|\n/;
+
+/** Lines of a text as editors and LSP count them: split at \r\n, \n and a lone \r. (The one
+ * line split of documents, the catalog and the CLI; splitting on one character when there is no
+ * \r is several times faster than the regex on 50 MB logs.) */
+export function splitLines(text: string): string[] {
+  return text.indexOf('\r') < 0 ? text.split('\n') : text.split(LINE_BREAK);
+}
+
 const ESC = 0x1b;
 const BEL = 0x07;
 

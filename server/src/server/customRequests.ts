@@ -13,7 +13,7 @@ import type {
 import type { ServerContext } from './context';
 import { matchDto, summary } from './dto';
 import { raiseSiteOption } from './hover';
-import { splitLines } from './documents';
+import { splitLines } from '../core/text';
 import { findBlocks } from '../core/blocks';
 import { matchInBlockOf, raiseSiteNear } from './matching';
 import { Cancelled } from './runSafe';

@@ -1,35 +1,19 @@
-// Which documents are log-like: language `log`, `output:` panels (other extensions' output
-// channels), and files matching the errorExplainer.logFiles globs. Everything else is source.
-// Globs are matched in linear time (core/glob.ts: an RE2 automaton, not a backtracking RegExp).
+// Which documents are log-like (the rule: core/logKind.ts); here only the paths of a document's
+// URI: the file path, or the rest of another scheme's URI, and the path relative to each workspace
+// folder that contains the file.
 import * as path from 'node:path';
-import { compileGlobs, type PathMatcher } from '../core/glob';
+import { isLogDocument } from '../core/logKind';
 import { isInside, schemeOf, uriToPath } from './uri';
 
-const matchers = new Map<string, PathMatcher>();
-
-function matcherFor(globs: readonly string[]): PathMatcher {
-  const key = JSON.stringify(globs);
-  let m = matchers.get(key);
-  if (!m) {
-    m = compileGlobs(globs, { nocase: process.platform === 'win32' });
-    if (matchers.size > 50) matchers.clear();
-    matchers.set(key, m);
-  }
-  return m;
-}
-
 export function isLogLike(uri: string, languageId: string, logFiles: readonly string[], folders: readonly string[]): boolean {
-  if (languageId === 'log') return true;
   const scheme = schemeOf(uri);
-  if (scheme === 'output') return true;
   const file = uriToPath(uri);
   const name = file ?? safeDecode(uri.slice(scheme.length + 1));
-  const m = matcherFor(logFiles);
-  const candidates = [name.split(path.sep).join('/')];
+  const paths = [name.split(path.sep).join('/')];
   for (const f of folders) {
-    if (file && isInside(file, f)) candidates.push(path.relative(f, file).split(path.sep).join('/'));
+    if (file && isInside(file, f)) paths.push(path.relative(f, file).split(path.sep).join('/'));
   }
-  return candidates.some((c) => m(c));
+  return isLogDocument({ languageId, scheme, paths }, logFiles, { nocase: process.platform === 'win32' });
 }
 
 function safeDecode(s: string): string {

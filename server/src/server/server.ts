@@ -2,6 +2,7 @@
 // and take a ServerContext + plain params. startServer() works with any Connection (stdio, node
 // IPC, or an in-memory stream pair in tests) and assumes no particular editor.
 import {
+  type ClientCapabilities,
   CodeActionKind,
   Connection,
   DidChangeConfigurationNotification,
@@ -77,6 +78,47 @@ export interface ServerOptions {
   web?: boolean;
 }
 
+/** What the server uses of the client's capabilities. */
+export interface ClientCaps {
+  /** Pull diagnostics (else the server pushes them). */
+  pull: boolean;
+  /** workspace/diagnostic/refresh. */
+  refresh: boolean;
+  dynamicConfig: boolean;
+  dynamicWatch: boolean;
+  relativePatterns: boolean;
+  workDoneProgress: boolean;
+  workspaceFolders: boolean;
+}
+
+export function clientCaps(c: ClientCapabilities): ClientCaps {
+  return {
+    pull: !!c.textDocument?.diagnostic,
+    refresh: !!c.workspace?.diagnostics?.refreshSupport,
+    dynamicConfig: !!c.workspace?.didChangeConfiguration?.dynamicRegistration,
+    dynamicWatch: !!c.workspace?.didChangeWatchedFiles?.dynamicRegistration,
+    relativePatterns: !!c.workspace?.didChangeWatchedFiles?.relativePatternSupport,
+    workDoneProgress: !!c.window?.workDoneProgress,
+    workspaceFolders: !!c.workspace?.workspaceFolders,
+  };
+}
+
+/** The server's answer to initialize, for what the client can do. */
+export function initializeResult(caps: ClientCaps): InitializeResult {
+  return {
+    capabilities: {
+      textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental, save: { includeText: false } },
+      hoverProvider: true,
+      definitionProvider: true,
+      documentLinkProvider: { resolveProvider: false },
+      codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, ON_DEMAND_KIND] },
+      ...(caps.pull ? { diagnosticProvider: { interFileDependencies: false, workspaceDiagnostics: false } } : {}),
+      ...(caps.workspaceFolders ? { workspace: { workspaceFolders: { supported: true, changeNotifications: true } } } : {}),
+    },
+    serverInfo: { name: 'Error Explainer' },
+  };
+}
+
 export function startServer(connection: Connection, options: ServerOptions = {}): void {
   const log: Logger = connection.console;
   if (!options.keepConsole) {
@@ -100,7 +142,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   let recordFiles: RecordFileDto[] | undefined;
   let recordFilesVersion = 0;
   let loadedKey = '';
-  let caps = { pull: false, refresh: false, dynamicConfig: false, dynamicWatch: false, relativePatterns: false, workDoneProgress: false };
+  let caps: ClientCaps = clientCaps({});
 
   const openText = (file: string): string[] | undefined => documents.get(pathToUri(file))?.lines;
   const raiseSites = new RaiseSiteResolver(() => folders, openText);
@@ -270,14 +312,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
         log.warn(`the ErrLookup dataset is unavailable: ${errorText(e)}`);
       }
     }
-    caps = {
-      pull: !!c.textDocument?.diagnostic,
-      refresh: !!c.workspace?.diagnostics?.refreshSupport,
-      dynamicConfig: !!c.workspace?.didChangeConfiguration?.dynamicRegistration,
-      dynamicWatch: !!c.workspace?.didChangeWatchedFiles?.dynamicRegistration,
-      relativePatterns: !!c.workspace?.didChangeWatchedFiles?.relativePatternSupport,
-      workDoneProgress: !!c.window?.workDoneProgress,
-    };
+    caps = clientCaps(c);
     settings = new SettingsStore(
       c.workspace?.configuration
         ? (scopeUri) => connection.workspace.getConfiguration(scopeUri ? { scopeUri, section: SECTION } : { section: SECTION })
@@ -291,19 +326,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       const p = uriToPath(params.rootUri);
       if (p) folders = [p];
     }
-    const result: InitializeResult = {
-      capabilities: {
-        textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental, save: { includeText: false } },
-        hoverProvider: true,
-        definitionProvider: true,
-        documentLinkProvider: { resolveProvider: false },
-        codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, ON_DEMAND_KIND] },
-        ...(caps.pull ? { diagnosticProvider: { interFileDependencies: false, workspaceDiagnostics: false } } : {}),
-        ...(c.workspace?.workspaceFolders ? { workspace: { workspaceFolders: { supported: true, changeNotifications: true } } } : {}),
-      },
-      serverInfo: { name: 'Error Explainer' },
-    };
-    return result;
+    return initializeResult(caps);
   });
 
   connection.onInitialized(() => {

@@ -19,7 +19,7 @@ import { readJsonFile, writeFileAtomic } from './fsutil';
 import { isLiteRecord } from './lite';
 import { readHead } from './prepared';
 import { parseSelection } from './select';
-import { DatasetStore, type DatasetFailure, type SyncResult } from './store';
+import { DatasetStore, type DatasetStatus, type SyncResult } from './store';
 import { type Dependency, type RepoSuggestion, scanWorkspaceDependencies, suggestionMessage, suggestRepositories } from './workspace';
 
 export interface DatasetSettings {
@@ -29,17 +29,11 @@ export interface DatasetSettings {
   refreshHours: number;
 }
 
-export interface DatasetServiceStatus {
-  optedIn: boolean;
-  url: string;
-  datasetVersion: string | null;
-  checkedAt: string | null;
-  nextCheckAt: string | null;
-  rows: number;
-  repos: number;
-  cachedRepos: string[];
+/** The store's status (DatasetStatus) without its cache paths, plus what the catalog loaded: the
+ * one status shape (the status request sends it: protocol.ts DatasetStatusDto). */
+export interface DatasetServiceStatus extends Omit<DatasetStatus, 'cacheDir' | 'cachedUrl'> {
+  /** Dataset records loaded into the catalog (the selected repositories). */
   loaded: number;
-  failure: DatasetFailure | null;
 }
 
 export interface DatasetServiceSuggestions {

@@ -116,6 +116,8 @@ export interface SyncResult {
   fetched: string[];
 }
 
+/** The one dataset status shape: DatasetService's status (core/dataset/service.ts) and the status
+ * request's answer (protocol.ts DatasetStatusDto) are this, without the cache paths, plus `loaded`. */
 export interface DatasetStatus {
   cacheDir: string;
   url: string;
@@ -124,6 +126,7 @@ export interface DatasetStatus {
   datasetVersion: string | null;
   cachedUrl: string | null;
   checkedAt: string | null;
+  /** Index rows and repositories in the cache. */
   rows: number;
   repos: number;
   /** Repositories whose full records are cached. */
