@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import { WorkDoneProgress } from 'vscode-languageclient/node';
 import {
   Commands,
+  DIAGNOSTIC_SOURCE,
   LogLinesParams,
   LogLinesRequest,
   LogLinesResult,
@@ -31,7 +32,6 @@ export const MAX_DOCUMENT_BYTES = 50 * 1024 * 1024;
 /** Lines shown before and after an occurrence in a log window. */
 const WINDOW_BEFORE = 200;
 const WINDOW_AFTER = 300;
-const DIAGNOSTIC_SOURCE = 'Error Explainer';
 
 export const KnownErrorsCommands = {
   scanLogFile: 'errorExplainer.scanLogFile',

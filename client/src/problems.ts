@@ -7,6 +7,7 @@ import {
   Commands,
   CopyMessageArgs,
   DEFAULT_SETTINGS,
+  DIAGNOSTIC_SOURCE,
   IgnoreRecordArgs,
   SearchOnlineArgs,
   SetRecordSeverityArgs,
@@ -18,8 +19,6 @@ import type { Services } from './services';
 import type { InlineMessage } from './state';
 
 const SECTION = 'errorExplainer';
-/** The server's diagnostics source (server/src/server/diagnostics.ts SOURCE). */
-const SOURCE = 'Error Explainer';
 const MAX_INLINE_CHARS = 200;
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -122,7 +121,7 @@ export function registerProblems(s: Services): ProblemsState {
     const perLine = new Map<number, vscode.Diagnostic>();
     if (on) {
       for (const d of vscode.languages.getDiagnostics(uri)) {
-        if (d.source !== SOURCE) continue;
+        if (d.source !== DIAGNOSTIC_SOURCE) continue;
         const prev = perLine.get(d.range.start.line);
         if (!prev || d.severity < prev.severity) perLine.set(d.range.start.line, d);
       }
