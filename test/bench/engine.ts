@@ -12,6 +12,7 @@ import { MatchEngine } from '../../server/src/core/engine';
 import { needsViews } from '../../server/src/core/text';
 import { generateLog, generateRecords, toEntries, type GenRecord } from './gen';
 import { forEachByteBlock, forEachLine } from './reader';
+import { cachedLog } from './logCache';
 import type { BenchContext, Section } from './section';
 
 v8.setFlagsFromString('--expose-gc');
@@ -27,27 +28,10 @@ function memory(): { heap: number; rss: number } {
   return { heap: m.heapUsed + m.arrayBuffers, rss: m.rss };
 }
 
-function ensureLog(ctx: BenchContext, records: GenRecord[], mb: number, seed: number): { file: string; truth: Int32Array; lines: number } {
-  const base = path.join(ctx.benchDir, `log-v2-${mb}mb-n${records.length}-s${seed}`);
-  const file = base + '.log';
-  const truthFile = base + '.truth';
-  if (!fs.existsSync(file) || !fs.existsSync(truthFile)) {
-    const t0 = Date.now();
-    const fd = fs.openSync(file + '.tmp', 'w');
-    const truth: number[] = [];
-    const info = generateLog(
-      { records, bytes: mb * 1e6, matchFraction: MATCH_FRACTION, nearMissFraction: NEAR_MISS_FRACTION, seed },
-      (chunk) => fs.writeSync(fd, chunk),
-      (line, rec) => truth.push(line, rec),
-    );
-    fs.closeSync(fd);
-    fs.writeFileSync(truthFile, Buffer.from(new Int32Array(truth).buffer));
-    fs.renameSync(file + '.tmp', file);
-    ctx.log(`generated ${file}: ${info.lines} lines, ${info.matching} matching, ${info.nearMisses} near misses (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
-  } else ctx.log(`reusing ${file}`);
-  const raw = fs.readFileSync(truthFile);
-  const truth = new Int32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
-  return { file, truth, lines: 0 };
+function ensureLog(ctx: BenchContext, records: GenRecord[], mb: number, seed: number): { file: string; truth: Int32Array } {
+  return cachedLog(ctx, path.join(ctx.benchDir, `log-v2-${mb}mb-n${records.length}-s${seed}`), (write, truth) =>
+    generateLog({ records, bytes: mb * 1e6, matchFraction: MATCH_FRACTION, nearMissFraction: NEAR_MISS_FRACTION, seed }, write, truth),
+  );
 }
 
 function pct(sorted: Float64Array, p: number): number {

@@ -24,6 +24,7 @@ import type { ErrorRecord } from '../../server/src/core/record';
 import type { GenRecord } from './gen';
 import { generateRealisticLog, generateRealisticRecords, generateTemplateLog, generateTemplates, printRecord } from './realgen';
 import { forEachByteBlock, forEachLine } from './reader';
+import { cachedLog } from './logCache';
 import type { BenchContext, Section } from './section';
 
 function seconds(t0: bigint): number {
@@ -58,25 +59,8 @@ function machineLogLines(): string[] {
 
 /** A log (cached under .bench) and its truth: (line, record) pairs. Matching lines are checked
  * against the record's RegExp when generated, so the truth is what a RegExp would say. */
-function ensureRealLog(ctx: BenchContext, key: string, make: (write: (s: string) => void, truth: (line: number, rec: number) => void) => void): { file: string; truth: Int32Array } {
-  const base = path.join(ctx.benchDir, `real-v1-${key}`);
-  const file = base + '.log';
-  const truthFile = base + '.truth';
-  if (!fs.existsSync(file) || !fs.existsSync(truthFile)) {
-    const t0 = Date.now();
-    const fd = fs.openSync(file + '.tmp', 'w');
-    const truth: number[] = [];
-    make(
-      (s) => fs.writeSync(fd, s),
-      (l, r) => truth.push(l, r),
-    );
-    fs.closeSync(fd);
-    fs.writeFileSync(truthFile, Buffer.from(new Int32Array(truth).buffer));
-    fs.renameSync(file + '.tmp', file);
-    ctx.log(`generated ${file} (${(fs.statSync(file).size / 1e6).toFixed(0)} MB, ${truth.length / 2} matching lines, ${((Date.now() - t0) / 1000).toFixed(1)} s)`);
-  }
-  const raw = fs.readFileSync(truthFile);
-  return { file, truth: new Int32Array(raw.buffer, raw.byteOffset, raw.byteLength >>> 2) };
+function ensureRealLog(ctx: BenchContext, key: string, make: (write: (s: string) => void, truth: (line: number, rec: number) => void) => unknown): { file: string; truth: Int32Array } {
+  return cachedLog(ctx, path.join(ctx.benchDir, `real-v1-${key}`), make);
 }
 
 /** Records that print lines their own RegExp matches (a message a program can print). */

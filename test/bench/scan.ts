@@ -17,19 +17,14 @@ import * as path from 'node:path';
 import { loadMaterial, makeRecordFile } from './loadData';
 import { fill, generateRealisticLog } from './realgen';
 import { forEachLine } from './reader';
+import { cachedLog } from './logCache';
 import type { BenchContext, Section } from './section';
 import type { ErrorRecord } from '../../server/src/core/record';
 
 const MB = 1e6;
 
-function makeLog(file: string, records: ErrorRecord[], mb: number): void {
-  const stamp = `${file}.stamp`;
-  const want = `${records.length} ${mb} v1`;
-  if (fs.existsSync(file) && fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === want) return;
-  const fd = fs.openSync(file, 'w');
-  let parts: string[] = [];
-  let size = 0;
-  try {
+function makeLog(ctx: BenchContext, base: string, records: ErrorRecord[], mb: number): string {
+  return cachedLog(ctx, base, (write, truth) =>
     generateRealisticLog(
       {
         bytes: mb * MB,
@@ -40,22 +35,10 @@ function makeLog(file: string, records: ErrorRecord[], mb: number): void {
           return { rec: i, text: fill(r, records[i]!.errorMessage) };
         },
       },
-      (chunk) => {
-        parts.push(chunk);
-        size += chunk.length;
-        if (size > 4 << 20) {
-          fs.writeSync(fd, parts.join(''));
-          parts = [];
-          size = 0;
-        }
-      },
-      () => undefined,
-    );
-    fs.writeSync(fd, parts.join(''));
-  } finally {
-    fs.closeSync(fd);
-  }
-  fs.writeFileSync(stamp, want);
+      write,
+      truth,
+    ),
+  ).file;
 }
 
 interface Run {
@@ -84,8 +67,7 @@ export const section: Section = {
     const m = loadMaterial(ctx.root);
     const recFile = makeRecordFile(m, path.join(ctx.benchDir, `scan-records-${n}.json`), n, 'mixed', 'json');
     const records = JSON.parse(fs.readFileSync(recFile.file, 'utf8')) as ErrorRecord[];
-    const log = path.join(ctx.benchDir, `scan-${n}-${mb}mb.log`);
-    makeLog(log, records, mb);
+    const log = makeLog(ctx, path.join(ctx.benchDir, `scan-v1-${n}-${mb}mb`), records, mb);
     const logBytes = fs.statSync(log).size;
     ctx.log(`scan: ${n} records (${(recFile.bytes / MB).toFixed(0)} MB JSON, ${m.sitesFrom}), log ${(logBytes / MB).toFixed(0)} MB`);
 

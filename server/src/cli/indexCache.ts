@@ -27,6 +27,7 @@ import { Catalog, safeCaptureNames } from '../core/catalog';
 import { type EngineEntry, type EngineSnapshot, MatchEngine } from '../core/engine';
 import type { ErrorRecord, RecordOrigin, RecordProblem } from '../core/record';
 import { listRecordFiles } from '../core/records/walk';
+import { cacheHome } from '../core/dataset';
 
 const MAGIC = Buffer.from('EEIDX\x01\n', 'latin1');
 /** Bump when the file layout or what a section holds changes. */
@@ -44,9 +45,7 @@ const HEAVY = ['sourceCode', 'sourceCodeStart', 'sourceCodeEnd', 'documentation'
 /** Where cache files live: $ERROR_EXPLAINER_INDEX_CACHE, else <cache home>/error-explainer/index. */
 export function indexCacheDir(env: Record<string, string | undefined>): string {
   if (env['ERROR_EXPLAINER_INDEX_CACHE']) return env['ERROR_EXPLAINER_INDEX_CACHE'];
-  const home = env['HOME'] ?? env['USERPROFILE'] ?? '.';
-  const base = env['XDG_CACHE_HOME'] || (env['LOCALAPPDATA'] ?? path.join(home, '.cache'));
-  return path.join(base, 'error-explainer', 'index');
+  return path.join(cacheHome(env), 'index');
 }
 
 export interface CacheSource {

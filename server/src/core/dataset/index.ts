@@ -27,9 +27,14 @@ export {
 /** The CLI's cache folder: $ERROR_EXPLAINER_CACHE, else $XDG_CACHE_HOME/error-explainer/dataset, else ~/.cache/... */
 export function defaultCacheDir(env: Record<string, string | undefined>): string {
   if (env['ERROR_EXPLAINER_CACHE']) return env['ERROR_EXPLAINER_CACHE'];
+  return path.join(cacheHome(env), 'dataset');
+}
+
+/** The user's cache folder for this program: $XDG_CACHE_HOME, %LOCALAPPDATA% or ~/.cache, then error-explainer. */
+export function cacheHome(env: Record<string, string | undefined>): string {
   const home = env['HOME'] ?? env['USERPROFILE'] ?? '.';
   const base = env['XDG_CACHE_HOME'] || (env['LOCALAPPDATA'] ?? path.join(home, '.cache'));
-  return path.join(base, 'error-explainer', 'dataset');
+  return path.join(base, 'error-explainer');
 }
 
 export interface LoadDatasetOptions {

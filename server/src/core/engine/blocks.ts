@@ -10,8 +10,8 @@ import { LINE_ESCAPED, LINE_MATCHED } from './lineStatus';
 import { type Capture, type EngineEntry, type LineMatch, hasToken } from './types';
 import { lineViews, type LineView } from '../text';
 
-/** What the driver needs of the engine. */
-export interface BlockHost {
+/** The engine's pattern slots and byte index, as the file-scan drivers (this one, longLine.ts) read them. */
+export interface SlotHost {
   readonly index: ByteIndex;
   /** Records of pattern slot s: members[memberStart[s] .. memberStart[s + 1]). */
   readonly members: Int32Array;
@@ -19,6 +19,10 @@ export interface BlockHost {
   readonly entries: readonly EngineEntry[];
   readonly literalLengths: Int32Array;
   readonly compare: (a: LineMatch, b: LineMatch) => number;
+}
+
+/** What the driver needs of the engine. */
+export interface BlockHost extends SlotHost {
   /** Match the line with these candidate slots for its first view; its other views are
    * prefiltered by `prefilter`. */
   matchWith(line: string, slots: readonly number[], views: LineView[] | undefined, prefilter: (text: string, out: number[]) => void): LineMatch[];

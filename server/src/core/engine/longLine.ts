@@ -15,18 +15,12 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { ByteIndex } from './bytes';
+import type { SlotHost } from './blocks';
 import type { RawMatch } from './matchers';
-import { type Capture, type EngineEntry, type LineMatch, hasToken } from './types';
+import { type Capture, type LineMatch, hasToken } from './types';
 import { parseSimplePattern } from '../pattern';
 
-export interface LongLineHost {
-  readonly index: ByteIndex;
-  readonly members: Int32Array;
-  readonly memberStart: Int32Array;
-  readonly entries: readonly EngineEntry[];
-  readonly literalLengths: Int32Array;
-  readonly compare: (a: LineMatch, b: LineMatch) => number;
+export interface LongLineHost extends SlotHost {
   patternOf(slot: number): string;
   isSimple(slot: number): boolean;
   matcherOf(slot: number): { match(t: string, terms: number[] | null): RawMatch | null };
