@@ -198,6 +198,8 @@ describe(`fuzz (seed ${SEED}, ${RUNS} runs)`, function () {
           fc.oneof(
             fc.constantFrom('(', ')', '(?:', '(?=', '(?<n>', '(?<=', '[', ']', '[^', '{', '}', '{2,}', '{1,3}', '*', '+', '?', '|', '^', '$', '.', '\\'),
             fc.constantFrom('\\d', '\\w', '\\s', '\\b', '\\1', '\\k<n>', '\\x4', '\\u00', '\\c', '(.+?)', '(.*?)', '(a+)+', '(.*a){20}'),
+            // line terminators in literals, raw and escaped (the fast path takes them too)
+            fc.constantFrom('\n', '\r', '\r\n', '\u2028', '\u2029', '\\n', '\\r', '\\u2028', '\\x0a'),
             fc.stringMatching(/^[a-z ]{1,8}$/),
           ),
           { maxLength: 20 },
