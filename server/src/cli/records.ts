@@ -2,7 +2,8 @@
 // (later sources win on duplicate ids) into one Catalog.
 import { existsSync, statSync } from 'node:fs';
 import * as path from 'node:path';
-import { Catalog } from '../core/catalog';
+import { Catalog, engineEntry } from '../core/catalog';
+import { MatchEngine } from '../core/engine';
 import { loadRecordsFromPath, mergeRecordSets } from '../core/loader';
 import type { LoadResult } from '../core/loader';
 import type { ErrorRecord, RecordOrigin, RecordProblem } from '../core/record';
@@ -75,8 +76,12 @@ export async function loadCatalog(recordPaths: string[], noBundled: boolean, dat
       if ('load' in got) return { ...got.load, cache: 'hit' };
       key = k.key;
       const loaded = await loadCatalogUncached(recordPaths, noBundled, datasetRecords, opts);
+      // the engine over entries made once: the scan uses it, the cache file stores the entries
+      const entries = loaded.catalog.records.map(engineEntry);
+      const catalog = new Catalog(loaded.catalog.records as ErrorRecord[], MatchEngine.build(entries));
+      const built = { ...loaded, catalog };
       const dir = opts.cache.dir;
-      return { ...loaded, cache: got.miss, saveCache: () => writeCache(dir, k.key, loaded) };
+      return { ...built, cache: got.miss, saveCache: () => writeCache(dir, k.key, built, entries) };
     }
   }
   const loaded = await loadCatalogUncached(recordPaths, noBundled, datasetRecords, opts);
