@@ -989,6 +989,24 @@ function merge(
   sets: { origin: RecordOrigin; result: LoadResult }[],
   nameOrigins: boolean,
 ): { records: ErrorRecord[]; origins: RecordOrigin[]; sources: RecordSource[]; problems: RecordProblem[] } {
+  if (sets.length === 1) {
+    // one set without a duplicate id (the common case: one file): its own arrays, no slot table
+    const { origin, result } = sets[0]!;
+    const rs = result.records;
+    if (result.sources && result.sources.length === rs.length) {
+      const seen = new Set<string>();
+      let dup = false;
+      for (let i = 0; i < rs.length; i++) {
+        const id = rs[i]!.id;
+        if (seen.has(id)) {
+          dup = true;
+          break;
+        }
+        seen.add(id);
+      }
+      if (!dup) return { records: rs, origins: new Array<RecordOrigin>(rs.length).fill(origin), sources: result.sources, problems: result.problems.slice() };
+    }
+  }
   const slot = new Map<string, number>();
   const records: ErrorRecord[] = [];
   const origins: RecordOrigin[] = [];

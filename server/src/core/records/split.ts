@@ -230,8 +230,18 @@ class EntryScan {
           if (this.depth === 1) this.endMember(this.m1, 1);
           else if (this.depth === 2 && this.inRec) this.endMember(this.m2, 2);
           break;
-        default:
-          this.lastTokEnd = base + i + 1;
+        default: {
+          // a number, true, false or null: its characters up to the next delimiter at once
+          let j = i + 1;
+          while (j < stop) {
+            const d = s.charCodeAt(j);
+            if (d === COMMA || d === RBRACE || d === RBRACK || d === COLON || d === QUOTE || d === LBRACE || d === LBRACK || isWs(d)) break;
+            j++;
+          }
+          this.lastTokEnd = base + j;
+          i = j;
+          continue;
+        }
       }
       i++;
     }
