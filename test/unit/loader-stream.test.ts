@@ -137,6 +137,24 @@ describe('loader: entry by entry = the whole text at once', function () {
     }
   });
 
+  it('line ends outside strings count wherever they are: inside a value, after it, in a text read again as JSON Lines', () => {
+    // the first value is followed by more, so the text is read again from its start as JSON Lines
+    // (the splitter's searches must not remember the first reading); a lone \r inside a value, and
+    // one after a line's value, each end a line for the positions after them
+    const texts = [
+      '{"id":"0123456789abcdef",\r"repo":"a/b","errorMessage":"a message that is long enough"}\r\n{"errorType":"x",\r"lineNumber":["Bad Tag"],"errorMessage":"a message that is long enough"}',
+      '{"errorMessage":"a message that is long enough"} \r {"errorMessage":"another message, long enough","severity":1}\n{"lineNumber":"x","errorMessage":"a third message long enough"}',
+      '[{"errorMessage":"a message that is long enough",\r\n"severity":1},\r{"errorMessage":"another one that is long enough","lineNumber":"x"}]',
+    ];
+    for (const text of texts) {
+      for (const name of ['f', 'f.jsonl', 'f.json']) {
+        const slow = parseRecordText(text, name, { streaming: false });
+        assert.deepEqual(parseRecordText(text, name), slow, `${name}: ${JSON.stringify(text)}`);
+        assert.ok(slow.problems.length + slow.records.length > 0);
+      }
+    }
+  });
+
   it('a multi-byte character split between two reads is decoded whole', () => {
     const text = `[${JSON.stringify({ errorMessage: 'disk quota — exceeded for 😀 user {user}' })}]`;
     const bytes = Buffer.from(text);

@@ -384,12 +384,13 @@ function parseJsonLines(ctx: FileContext): void {
 
 /** One non-blank JSON Lines line (number `lineNo`, 0-based) that starts at offset `start`;
  * `locator` answers paths that start with [lineNo]. */
-function jsonLine(ctx: FileContext, line: string, start: number, lineNo: number, locator: () => Locator): void {
+function jsonLine(ctx: FileContext, line: string, start: number, lineNo: number, locator: () => Locator, onInvalid?: () => void): void {
   const base: PathSeg[] = [lineNo];
   let value: unknown;
   try {
     value = JSON.parse(line);
   } catch (e) {
+    onInvalid?.();
     const limited = limitDepth(line, MAX_JSON_DEPTH);
     const errors: ParseError[] = [];
     parseTree(limited.text, errors, { disallowComments: true, allowTrailingComma: false });
@@ -559,7 +560,10 @@ class EntryReader implements SplitSink {
 
   entry(text: string, kind: EntryKind, sk: Skeleton): void {
     const start = this.offset;
-    const breaks = text.indexOf('\n') >= 0 || text.indexOf('\r') >= 0;
+    // Line ends in the text: the scan saw every one of a valid value (an element or the root value
+    // is the value alone; a line's text may go on after it, and holds no \n). Text that is not
+    // valid JSON is searched (below: a line; an element or root value is not valid: Bail).
+    const breaks = kind === 'line' ? sk.breaks || text.indexOf('\r', sk.end >= 0 ? sk.end : 0) >= 0 : sk.breaks;
     const cur = (this.cur = { start, text, index: undefined as LineIndex | undefined, breaks });
     if (kind === 'line') {
       const lineNo = this.lineNo++;
@@ -569,7 +573,14 @@ class EntryReader implements SplitSink {
           if (t.startsWith('{') && t.endsWith('}')) this.objectLines++;
         }
         this.nonBlank++;
-        jsonLine(this.ctx, text, start, lineNo, () => new EntryLocator(text, start, sk, 1, 4));
+        jsonLine(
+          this.ctx,
+          text,
+          start,
+          lineNo,
+          () => new EntryLocator(text, start, sk, 1, 4),
+          () => (cur.breaks = text.indexOf('\r') >= 0),
+        );
       }
     } else {
       let value: unknown;

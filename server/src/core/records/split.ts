@@ -46,6 +46,10 @@ export interface Skeleton {
   /** A key of the entry or record object has an escape, or "id"/"record" is given twice: the
    * loader outlines such an entry instead of trusting the offsets above. */
   escaped: boolean;
+  /** A line end (\n or \r) was seen in the whitespace the scan walked. In a value that is valid
+   * JSON every line end is such whitespace (a string cannot hold one raw), so then the entry's
+   * text has one exactly when this is set (up to `end`: text after the value is not walked). */
+  breaks: boolean;
 }
 
 export interface SplitSink {
@@ -81,7 +85,7 @@ interface Member {
 }
 
 function newSkeleton(): Skeleton {
-  return { start: -1, end: -1, members: -1, idStart: -1, idEnd: -1, recStart: -1, recEnd: -1, recMembers: -1, recIdStart: -1, recIdEnd: -1, escaped: false };
+  return { start: -1, end: -1, members: -1, idStart: -1, idEnd: -1, recStart: -1, recEnd: -1, recMembers: -1, recIdStart: -1, recIdEnd: -1, escaped: false, breaks: false };
 }
 
 /** What a key string is, read from its raw text (escapes: not known). */
@@ -123,6 +127,7 @@ class EntryScan {
     const sk = this.sk;
     sk.start = sk.end = sk.members = sk.idStart = sk.idEnd = sk.recStart = sk.recEnd = sk.recMembers = sk.recIdStart = sk.recIdEnd = -1;
     sk.escaped = false;
+    sk.breaks = false;
     this.candidate = false;
     this.strEsc = false;
     this.expectKey = false;
@@ -163,7 +168,8 @@ class EntryScan {
         i++;
         continue;
       }
-      if (isWs(c)) {
+      if (c <= SP && isWs(c)) {
+        if (c === LF || c === CR) sk.breaks = true;
         i++;
         continue;
       }
@@ -298,6 +304,11 @@ class EntryScan {
       }
       return this.qAt < stop ? this.qAt : stop;
     }
+  }
+  /** Forget where the next backslash and quote of the current piece are: the text is read again
+   * from an earlier offset (the searches above assume the scan only moves forward in a piece). */
+  rewind(): void {
+    this.bsText = undefined;
   }
   /** The next backslash / quote at or after some offset of bsText (its length: none). */
   private bsText: string | undefined;
@@ -473,6 +484,7 @@ export class EntrySplitter {
     this.partsLen = 0;
     const kept = this.kept;
     this.kept = [];
+    this.scan.rewind();
     for (const k of kept) this.lines(k, 0);
   }
 
