@@ -155,6 +155,24 @@ describe('loader: entry by entry = the whole text at once', function () {
     }
   });
 
+  it('a large read is decoded in pieces: characters of 2, 3 and 4 bytes across every piece boundary stay whole', () => {
+    // > 3 decode pieces (60 KiB each) of records whose messages are full of multi-byte characters
+    const recs = Array.from({ length: 400 }, (_, i) => ({
+      errorMessage: `record ${i}: ${'é—😀'.repeat(40 + (i % 7))} failed`,
+      documentation: 'ü'.repeat(i % 13),
+      lineNumber: i % 50 === 0 ? 'bad' : i + 1,
+    }));
+    for (const text of [JSON.stringify(recs), recs.map((r) => JSON.stringify(r)).join('\n')]) {
+      const bytes = Buffer.from(text, 'utf8');
+      assert.ok(bytes.length > 3 * 61440, `${bytes.length} bytes`);
+      const slow = parseRecordBytes(bytes, 'f', { streaming: false });
+      assert.equal(slow.records.length, 400);
+      assert.equal(slow.problems.length, 8);
+      assert.deepEqual(parseRecordBytes(bytes, 'f'), slow);
+      assert.deepEqual(parseRecordChunks([bytes], 'f'), slow);
+    }
+  });
+
   it('a multi-byte character split between two reads is decoded whole', () => {
     const text = `[${JSON.stringify({ errorMessage: 'disk quota — exceeded for 😀 user {user}' })}]`;
     const bytes = Buffer.from(text);

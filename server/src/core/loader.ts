@@ -501,6 +501,10 @@ class EntryReader implements SplitSink {
   /** Bytes, as they come: decoded here up to the last whole UTF-8 sequence (the rest waits for the
    * next chunk); invalid UTF-8 (U+FFFD) is left to the exact way, which reports it. */
   pushBytes(chunk: Buffer): void {
+    for (let at = 0; at < chunk.length; at += DECODE_PIECE) this.pushPiece(at === 0 && chunk.length <= DECODE_PIECE ? chunk : chunk.subarray(at, Math.min(chunk.length, at + DECODE_PIECE)));
+  }
+
+  private pushPiece(chunk: Buffer): void {
     let buf = chunk;
     if (this.carry) {
       buf = Buffer.concat([this.carry, chunk]);
@@ -606,6 +610,12 @@ class EntryReader implements SplitSink {
     this.cur = undefined;
   }
 }
+
+/** Bytes decoded into one string at most: the string (up to 120 KiB as UTF-16) is an ordinary
+ * young object that dies young, where a 1 MiB read would be a 2 MiB large object that lives until
+ * a full collection (the load bench, 100k records: peak RSS 364-372 MB -> 342-343 MB, CPU time
+ * unchanged within noise; 32 KiB pieces cost more scavenges). */
+const DECODE_PIECE = 60 << 10;
 
 /** Where the last UTF-8 sequence of `b` that may be incomplete starts (b.length: it ends whole). */
 function utf8Boundary(b: Buffer): number {
