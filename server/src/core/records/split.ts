@@ -190,12 +190,24 @@ class EntryScan {
         m.start = base + i;
       }
       switch (c) {
-        case QUOTE:
-          this.inString = true;
+        case QUOTE: {
           this.candidate = this.expectKey && ((this.depth === 1 && sk.members >= 0) || (this.depth === 2 && this.inRec));
           this.strEsc = false;
           this.keyText = '';
-          break;
+          // the closing quote at once (as the string branch above would find it next)
+          const from = i + 1;
+          const j = from < stop ? this.stringEnd(s, from, stop) : stop;
+          if (j >= stop) {
+            this.inString = true;
+            if (this.candidate && from < stop) this.keyText += s.slice(from, stop);
+            return -1;
+          }
+          if (this.candidate) this.lastKey = this.keyKind(s, from, j);
+          this.lastTokEnd = base + j + 1;
+          i = j + 1;
+          if (this.depth === 0) return this.close(i, base);
+          continue;
+        }
         case LBRACE:
         case LBRACK:
           this.depth++;
