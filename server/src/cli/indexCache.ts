@@ -31,6 +31,7 @@ import * as path from 'node:path';
 import * as v8 from 'node:v8';
 import { Catalog, engineEntry } from '../core/catalog';
 import { type EngineEntry, type EngineSnapshot, MatchEngine } from '../core/engine';
+import type { FileDigest } from '../core/loader';
 import type { ErrorRecord, RecordOrigin, RecordProblem } from '../core/record';
 import { listRecordFiles } from '../core/records/walk';
 import { cacheHome } from '../core/dataset';
@@ -66,27 +67,94 @@ export interface CachedLoad {
   sources: { origin: RecordOrigin; path: string; records: number }[];
 }
 
-/** The key of a set of record sources, and their total size; undefined when a source cannot be listed or read. */
-export async function cacheKey(sources: readonly CacheSource[], noBundled: boolean, dir?: string): Promise<{ key: string; bytes: number; rememberHashes: () => void } | undefined> {
-  const known = knownHashes(dir);
+/** One record file as the key names it. */
+interface KeyFile {
+  file: string;
+  size: number;
+  sha256: string;
+}
+
+/** The key: the one definition (a first load's digests and a later run's hashes give the same). */
+function keyOf(noBundled: boolean, sources: readonly { origin: RecordOrigin; path: string; files: readonly KeyFile[] }[]): string {
   const h = createHash('sha256');
   h.update(`format ${FORMAT}\0`);
   h.update(codeHash());
   h.update(`\0bundled ${noBundled ? 0 : 1}\0`);
-  let bytes = 0;
   for (const s of sources) {
     h.update(`source\0${s.origin}\0${path.resolve(s.path)}\0`);
+    for (const f of s.files) h.update(`file\0${f.file}\0${f.size}\0${f.sha256}\0`);
+  }
+  return h.digest('hex');
+}
+
+export type CacheKey =
+  | { key: string; bytes: number; rememberHashes: () => void }
+  /** A file no run has hashed yet (no cache can hold it): load it with `digests` and take the key
+   * from the bytes the load read (keyFromDigests), instead of reading every file once more here. */
+  | { deferred: true; bytes: number };
+
+/** The key of a set of record sources, and their total size; undefined when a source cannot be
+ * listed or read. `deferUnknown`: see CacheKey. */
+export async function cacheKey(sources: readonly CacheSource[], noBundled: boolean, dir?: string, opts: { deferUnknown?: boolean } = {}): Promise<CacheKey | undefined> {
+  const known = knownHashes(dir);
+  let bytes = 0;
+  let deferred = false;
+  const listed: { origin: RecordOrigin; path: string; files: KeyFile[] }[] = [];
+  for (const s of sources) {
     const walked = await listRecordFiles(s.path);
     if (walked.problems.length) return undefined; // links refused etc.: the loader reports them; no cache
+    const files: KeyFile[] = [];
     for (const f of walked.files) {
+      if (opts.deferUnknown && !deferred && unknownFile(f, known)) deferred = true;
+      if (deferred) {
+        try {
+          bytes += statSync(f).size;
+        } catch {
+          return undefined;
+        }
+        continue;
+      }
       const got = fileHash(f, known);
       if (!got) return undefined;
       bytes += got.size;
-      h.update(`file\0${f}\0${got.size}\0${got.sha256}\0`);
+      files.push({ file: f, ...got });
     }
+    listed.push({ origin: s.origin, path: s.path, files });
   }
+  if (deferred) return { deferred: true, bytes };
   // (saved only by a caller that caches this set: small sets leave no file behind)
-  return { key: h.digest('hex'), bytes, rememberHashes: () => dir && known.changed && saveKnownHashes(dir, known) };
+  return { key: keyOf(noBundled, listed), bytes, rememberHashes: () => dir && known.changed && saveKnownHashes(dir, known) };
+}
+
+/** The key of what a load read: `files` per source as the load listed them, each with its digest
+ * (loader LoadOptions.digests), and the remembered hashes updated; undefined when a file has none
+ * (not a regular file, not read). */
+export function keyFromDigests(
+  sources: readonly { origin: RecordOrigin; path: string; files: readonly string[] }[],
+  noBundled: boolean,
+  digests: ReadonlyMap<string, FileDigest>,
+  dir: string,
+): { key: string; rememberHashes: () => void } | undefined {
+  const listed: { origin: RecordOrigin; path: string; files: KeyFile[] }[] = [];
+  const known = knownHashes(dir);
+  for (const s of sources) {
+    const files: KeyFile[] = [];
+    for (const f of s.files) {
+      const d = digests.get(f);
+      if (!d) return undefined;
+      files.push({ file: f, size: d.size, sha256: d.sha256 });
+      if (d.unchanged) {
+        try {
+          known.files[realpathSync(f)] = { size: d.size, mtimeMs: d.mtimeMs, ino: d.ino, sha256: d.sha256, hashedAt: d.hashedAt };
+          known.changed = true;
+        } catch {
+          // gone: not remembered
+        }
+      }
+    }
+    listed.push({ origin: s.origin, path: s.path, files });
+  }
+  return { key: keyOf(noBundled, listed), rememberHashes: () => known.changed && saveKnownHashes(dir, known) };
 }
 
 /** Content hashes of record files seen before, by real path: reused while the file's size,
@@ -139,6 +207,16 @@ function fileHash(file: string, known: KnownHashes): { size: number; sha256: str
     return { size: data.length, sha256 };
   } catch {
     return undefined;
+  }
+}
+
+/** No hash is remembered for this file at all (a file seen before but changed since is hashed:
+ * its content may still be that of a cache entry). */
+function unknownFile(file: string, known: KnownHashes): boolean {
+  try {
+    return known.files[realpathSync(file)] === undefined;
+  } catch {
+    return false; // fileHash says why it cannot be read
   }
 }
 

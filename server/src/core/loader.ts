@@ -25,6 +25,7 @@
 // `httpStatus`; `(root)` is the top-level value and `(file)` the file as a whole.
 
 import { getNodeValue, parseTree, printParseErrorCode, type Node as JsonNode, type ParseError } from 'jsonc-parser';
+import { createHash, type Hash } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import * as zlib from 'node:zlib';
 import type { ErrorRecord, RecordOrigin, RecordProblem } from './record';
@@ -63,6 +64,21 @@ export interface LoadOptions {
   streaming?: boolean;
   /** Folders the load may read from, symlinks resolved (records/walk.ts); undefined: anywhere. */
   within?: readonly string[];
+  /** Filled with the sha256 of each regular file's bytes as this load read them (the CLI's index
+   * cache keys a first load by them instead of reading every file once more). */
+  digests?: Map<string, FileDigest>;
+}
+
+/** The content hash of the bytes a load read from a file, and the file's identity then. */
+export interface FileDigest {
+  size: number;
+  sha256: string;
+  mtimeMs: number;
+  ino: number;
+  /** When the read began (ms since the epoch). */
+  hashedAt: number;
+  /** The file's size, modification time and inode were the same before and after the read. */
+  unchanged: boolean;
 }
 
 /** Problems reported per file at most (the rest are counted in one summary problem). */
@@ -784,7 +800,13 @@ class TooLarge extends Error {
 const READ_CHUNK = 1 << 20;
 
 /** The bytes of `file` as they are read; throws TooLarge once more than the cap has been read. */
-async function* readChunks(file: string, counter: { bytes: number }): AsyncGenerator<Buffer> {
+/** Bytes read so far, and their hash when the caller wants one. */
+interface ReadCounter {
+  bytes: number;
+  hash?: Hash | undefined;
+}
+
+async function* readChunks(file: string, counter: ReadCounter): AsyncGenerator<Buffer> {
   const fh = await fsp.open(file, 'r');
   try {
     for (;;) {
@@ -793,6 +815,7 @@ async function* readChunks(file: string, counter: { bytes: number }): AsyncGener
       if (bytesRead === 0) return;
       counter.bytes += bytesRead;
       if (counter.bytes > MAX_RECORD_FILE_BYTES) throw new TooLarge(false);
+      counter.hash?.update(buf.subarray(0, bytesRead));
       yield bytesRead === READ_CHUNK ? buf : buf.subarray(0, bytesRead);
     }
   } finally {
@@ -842,7 +865,7 @@ function readFailure(e: unknown): boolean {
 }
 
 /** A regular file entry by entry as it is read (gzip too); undefined when the slow way must decide. */
-async function streamFile(file: string, counter: { bytes: number }, opts: LoadOptions): Promise<LoadResult | undefined> {
+async function streamFile(file: string, counter: ReadCounter, opts: LoadOptions): Promise<LoadResult | undefined> {
   const it = readChunks(file, counter);
   try {
     const first = await it.next();
@@ -869,7 +892,7 @@ async function streamFile(file: string, counter: { bytes: number }, opts: LoadOp
 }
 
 /** All of a file's bytes, read once (capped: throws TooLarge). */
-async function readAll(file: string, counter: { bytes: number }): Promise<Buffer> {
+async function readAll(file: string, counter: ReadCounter): Promise<Buffer> {
   const parts: Buffer[] = [];
   for await (const c of readChunks(file, counter)) parts.push(c);
   return Buffer.concat(parts);
@@ -891,10 +914,12 @@ async function loadFile(file: string, opts: LoadOptions): Promise<LoadResult> {
       const before = await fsp.stat(file);
       if (!before.isFile()) return await readOnce(file, opts);
       if (before.size > MAX_RECORD_FILE_BYTES) return problemResult(file, tooLarge(before.size));
-      const counter = { bytes: 0 };
+      const hashedAt = Date.now();
+      const counter: ReadCounter = { bytes: 0, hash: opts.digests ? createHash('sha256') : undefined };
       let result = opts.streaming !== false ? await streamFile(file, counter, opts) : undefined;
       if (!result) {
         counter.bytes = 0;
+        if (counter.hash) counter.hash = createHash('sha256');
         try {
           result = await parseFileBytes(await readAll(file, counter), file, { ...opts, streaming: false });
         } catch (e) {
@@ -908,7 +933,10 @@ async function loadFile(file: string, opts: LoadOptions): Promise<LoadResult> {
       if (!(changed && mayRetry)) {
         const fresh = Math.abs(Date.now() - after.mtimeMs) < FRESH_MS;
         const broken = counter.bytes === 0 || result.problems.some((p) => p.severity === 'error');
-        if (!(mayRetry && fresh && broken)) return result;
+        if (!(mayRetry && fresh && broken)) {
+          if (counter.hash) opts.digests?.set(file, { size: counter.bytes, sha256: counter.hash.digest('hex'), mtimeMs: after.mtimeMs, ino: after.ino, hashedAt, unchanged: !changed });
+          return result;
+        }
       }
       await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     }
