@@ -8,7 +8,7 @@
 'use strict';
 const path = require('path');
 const { startCodeServer, launchBrowser, ROOT } = require('./code-server');
-const { TestFailure, cliArg, openFile, openWorkbench, runCommand, waitFullyRendered } = require('./lib/ui');
+const { TestFailure, cliArg, runMain, openFile, openWorkbench, runCommand, waitFullyRendered } = require('./lib/ui');
 
 const workspace = path.resolve(cliArg('workspace'));
 const screenshot = path.resolve(cliArg('screenshot', path.join(ROOT, 'test', 'e2e', 'artifacts', 'hover.png')));
@@ -144,10 +144,4 @@ async function main() {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (e) => {
-    console.error(e instanceof TestFailure ? `FAIL ui hover: ${e.message}` : e);
-    process.exit(e instanceof TestFailure ? 1 : 2);
-  },
-);
+runMain('ui hover', main);

@@ -18,7 +18,7 @@
 const fs = require('fs');
 const path = require('path');
 const { startCodeServer, launchBrowser, ROOT } = require('./code-server');
-const { TestFailure, cliArg, openWorkbench, waitFullyRendered, openFile, runCommand, until } = require('./lib/ui');
+const { TestFailure, cliArg, runMain, openWorkbench, waitFullyRendered, openFile, runCommand, until } = require('./lib/ui');
 
 const workspace = path.resolve(cliArg('workspace'));
 const artifacts = path.resolve(cliArg('artifacts', path.join(ROOT, 'test', 'e2e', 'artifacts')));
@@ -222,10 +222,4 @@ async function main() {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (e) => {
-    console.error(e instanceof TestFailure ? `FAIL ui tour: ${e.message}` : e);
-    process.exit(e instanceof TestFailure || (e && e.name === 'TimeoutError') ? 1 : 2);
-  },
-);
+runMain('ui tour', main);

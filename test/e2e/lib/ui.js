@@ -77,4 +77,16 @@ async function until(what, fn, timeoutMs = 60000, intervalMs = 200) {
   }
 }
 
-module.exports = { TestFailure, cliArg, openWorkbench, waitFullyRendered, openFile, runCommand, until };
+/** Runs a UI test's main() and exits: 0 pass, 1 a check failed (or timed out waiting for what it
+ * checks), 2 harness failure. */
+function runMain(name, main) {
+  main().then(
+    (code) => process.exit(code),
+    (e) => {
+      console.error(e instanceof TestFailure ? `FAIL ${name}: ${e.message}` : e);
+      process.exit(e instanceof TestFailure || (e && e.name === 'TimeoutError') ? 1 : 2);
+    },
+  );
+}
+
+module.exports = { TestFailure, runMain, cliArg, openWorkbench, waitFullyRendered, openFile, runCommand, until };
