@@ -29,6 +29,8 @@ const ROW: usize = 32;
 const ROW_A16: usize = 128;
 const ROW_A8: usize = 160;
 const ROW_T2: usize = 192;
+/** Bytes of the block each pair key is searched in before the next key (a multiple of 16). */
+const PAIR_CHUNK: i32 = 8192;
 
 /** floor(h * n / 2^32): a uniform index in [0, n) from the top bits of h. */
 @inline function reduce(h: u32, n: u32): u32 {
@@ -244,18 +246,23 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
     }
   }
   // pair keys (few records with short literals only): each key where its two rarest bytes are,
-  // 16 positions at a time (reads up to 21 bytes past a position: the zero padding)
+  // 16 positions at a time (reads up to 21 bytes past a position: the zero padding); key by key
+  // over chunks of the block that stay in the first-level cache, each key's two byte vectors made
+  // once per chunk
   const pairs = <usize>load<i32>(cfg, 224);
   const np = load<i32>(cfg, 228);
-  if (np > 0) {
-    for (let i: i32 = 0; i < n; i += 16) {
-      for (let k: i32 = 0; k < np; k++) {
-        const e = pairs + (<usize>k << 4);
-        const o1 = <usize>load<u8>(e, 5);
-        const o2 = <usize>load<u8>(e, 6);
-        const x = i8x16.eq(v128.load(block + <usize>i + o1), i8x16.splat(load<u8>(e + 8 + o1)));
-        const y = i8x16.eq(v128.load(block + <usize>i + o2), i8x16.splat(load<u8>(e + 8 + o2)));
-        let m = <u32>i8x16.bitmask(v128.and(x, y));
+  for (let c: i32 = 0; np > 0 && c < n; c += PAIR_CHUNK) {
+    const ce = min(c + PAIR_CHUNK, n);
+    for (let k: i32 = 0; k < np; k++) {
+      const e = pairs + (<usize>k << 4);
+      const o1 = <usize>load<u8>(e, 5);
+      const o2 = <usize>load<u8>(e, 6);
+      const v1 = i8x16.splat(load<u8>(e + 8 + o1));
+      const v2 = i8x16.splat(load<u8>(e + 8 + o2));
+      const b1 = block + o1;
+      const b2 = block + o2;
+      for (let i: i32 = c; i < ce; i += 16) {
+        let m = <u32>i8x16.bitmask(v128.and(i8x16.eq(v128.load(b1 + <usize>i), v1), i8x16.eq(v128.load(b2 + <usize>i), v2)));
         while (m != 0) {
           const p = i + <i32>ctz(m);
           m &= m - 1;
