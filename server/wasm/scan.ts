@@ -6,7 +6,7 @@
 // are the reference: unit tests compare the two on every tier, alignment and overflow.
 //
 // Config block at `cfg` (i32 words), one row of 8 per tier (T12, T8, T4 at bytes 0, 32, 64; A16
-// and A8 at 128, 160; T2 at 192):
+// and A8 at 128, 160; T2 at 192; T4s at 256):
 //   [filterPtr, filterShift, tablePtr, buckets, keyLen, size, bitmapBits, stride]
 // and at 224 the pair keys: [tablePtr, count] (16 bytes each: record, length, o1, o2, 0, key bytes).
 // Filter: T12 and A16 are blocked Bloom filters (2^(32 - filterShift) words; one word per hash,
@@ -29,6 +29,7 @@ const ROW: usize = 32;
 const ROW_A16: usize = 128;
 const ROW_A8: usize = 160;
 const ROW_T2: usize = 192;
+const ROW_T4S: usize = 256;
 /** Bytes of the block each pair key is searched in before the next key (a multiple of 16). */
 const PAIR_CHUNK: i32 = 8192;
 
@@ -281,8 +282,8 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
       }
     }
   }
-  // T4 and T2 (records with short literals only): passes of their own at their strides, looked
-  // up at once (small bitmaps, rarely passed)
+  // T4 (unless fused below), T4s and T2 (records with short literals only): passes of their own at
+  // their strides, looked up at once (small bitmaps, rarely passed)
   const useT12 = load<i32>(r12, 20) != 0;
   const f4 = <usize>load<i32>(r4);
   const b4 = <u32>load<i32>(r4, 24);
@@ -294,6 +295,19 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
       const h = load<i32>(block + <usize>p) * C1;
       if (inBitmap(f4, b4, h)) {
         probe(r4, h, p, block, n);
+        if (outCount < 0) return -1;
+      }
+    }
+  }
+  const r4s = cfg + ROW_T4S;
+  if (load<i32>(r4s, 20) != 0) {
+    const f = <usize>load<i32>(r4s);
+    const b = <u32>load<i32>(r4s, 24);
+    const s = load<i32>(r4s, 28);
+    for (let p: i32 = 0; p < n; p += s) {
+      const h = load<i32>(block + <usize>p) * C1;
+      if (inBitmap(f, b, h)) {
+        probe(r4s, h, p, block, n);
         if (outCount < 0) return -1;
       }
     }
