@@ -58,7 +58,7 @@ const FP0: i32 = 0x27d4eb2f;
 const FP_STEP: i32 = 0x9e3779b8;
 
 /** The key fingerprint of the m bytes at p (same as bytes.ts fingerprint()): independent products
- * of its 4-byte words and of its last m % 4 bytes, mixed. */
+ * of its 4-byte words and of its last m % 4 bytes (as its last 4 bytes when m >= 4), mixed. */
 function fingerprint(p: usize, m: i32): i32 {
   let h: i32 = m;
   let k: i32 = 0;
@@ -67,9 +67,12 @@ function fingerprint(p: usize, m: i32): i32 {
     h ^= load<i32>(p + <usize>k) * c;
     c += FP_STEP;
   }
-  let tail: i32 = 0;
-  for (let s: i32 = 0; k < m; k++, s += 8) tail |= <i32>load<u8>(p + <usize>k) << s;
-  h ^= tail * c;
+  if (k < m) {
+    let tail: i32 = 0;
+    if (m >= 4) tail = load<i32>(p + <usize>(m - 4));
+    else for (let s: i32 = 0; k < m; k++, s += 8) tail |= <i32>load<u8>(p + <usize>k) << s;
+    h ^= tail * c;
+  }
   h = (h ^ <i32>(<u32>h >>> 16)) * C5;
   return h ^ <i32>(<u32>h >>> 15);
 }
@@ -87,13 +90,18 @@ function probe(row: usize, h: i32, probe: i32, block: usize, n: i32): void {
   let bucket = reduce(<u32>h, buckets);
   let fp: i32 = 0;
   let fpAt: i32 = -1;
+  const vh = i32x4.splat(h);
   for (;;) {
     const base = table + (<usize>bucket << 6);
     const meta = load<i32>(base, 60);
     const used = meta & 0xff;
-    for (let i: i32 = 0; i < used; i++) {
+    // the slots whose window hash is h (four at once, then the fifth), of the used ones
+    let eq = <u32>i32x4.bitmask(i32x4.eq(v128.load(base), vh)) | (load<i32>(base, 16) == h ? 16 : 0);
+    eq &= (<u32>1 << <u32>used) - 1;
+    while (eq != 0) {
+      const i = <i32>ctz(eq);
+      eq &= eq - 1;
       const slot = base + (<usize>i << 2);
-      if (load<i32>(slot) != h) continue;
       const payload = load<i32>(slot, SLOTS * 8);
       const at = probe - (payload & 15);
       if (at < 0) continue; // (a key may end in the zero padding: see bytes.ts probe)

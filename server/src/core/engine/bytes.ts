@@ -52,7 +52,8 @@ function windowHash(b: Uint8Array, i: number, span: Span): number {
 export type Span = 2 | 4 | 8 | 12 | 16;
 
 /** Fingerprint of the m bytes of b at i: stored with each window, so a probe confirms a key from
- * the text bytes (in cache) and the entry alone, without reading the key. A candidate that is
+ * the text bytes (in cache) and the entry alone, without reading the key. (Its last m % 4 bytes
+ * count as the key's last 4 bytes when m >= 4: no byte loop.) A candidate that is
  * wrong anyway (2^-64 with the window hash) only costs a match attempt, which is exact. */
 export function fingerprint(b: Uint8Array, i: number, m: number): number {
   // independent products of the key's 4-byte words (and one of its last m % 4 bytes): a short
@@ -64,9 +65,13 @@ export function fingerprint(b: Uint8Array, i: number, m: number): number {
     h ^= Math.imul(wordAt(b, i + k), c);
     c = (c + FP_STEP) | 0;
   }
-  let tail = 0;
-  for (let s = 0; k < m; k++, s += 8) tail |= b[i + k]! << s;
-  h ^= Math.imul(tail, c);
+  if (k < m) {
+    // the last m % 4 bytes: as the (overlapping) last word of a key of 4 bytes or more
+    let tail = 0;
+    if (m >= 4) tail = wordAt(b, i + m - 4);
+    else for (let s = 0; k < m; k++, s += 8) tail |= b[i + k]! << s;
+    h ^= Math.imul(tail, c);
+  }
   h = Math.imul(h ^ (h >>> 16), C5);
   return h ^ (h >>> 15);
 }
