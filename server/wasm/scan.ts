@@ -125,23 +125,28 @@ function probe(row: usize, h: i32, probe: i32, block: usize, n: i32): void {
   }
 }
 
-/** Stable sort of `count` (position, record) pairs at p by position (bottom-up merge sort through
- * `tmp`); returns where the sorted pairs are (p or tmp). Hits arrive nearly sorted: a run check
- * skips the sort. */
+/** End of the ascending run of hits that starts at i (positions nondecreasing), at most count. */
+@inline function runEnd(src: usize, i: i32, count: i32): i32 {
+  let j = i + 1;
+  while (j < count && load<i32>(src + (<usize>j << 3)) >= load<i32>(src + (<usize>(j - 1) << 3))) j++;
+  return j;
+}
+
+/** Stable sort of `count` (position, record) pairs at p by position through `tmp`; returns where
+ * the sorted pairs are (p or tmp). Hits arrive as a few ascending runs (a tier's pass each):
+ * adjacent runs are merged pairwise, round by round (log2 of the runs, not of the hits). */
 function sortHits(p: usize, count: i32, tmp: usize): usize {
-  let sorted = true;
-  for (let i: i32 = 1; i < count; i++)
-    if (load<i32>(p + (<usize>i << 3)) < load<i32>(p + (<usize>(i - 1) << 3))) {
-      sorted = false;
-      break;
-    }
-  if (sorted) return p;
+  if (count <= 1 || runEnd(p, 0, count) >= count) return p;
   let src = p;
   let dst = tmp;
-  for (let width: i32 = 1; width < count; width <<= 1) {
-    for (let lo: i32 = 0; lo < count; lo += width << 1) {
-      const mid = min(lo + width, count);
-      const hi = min(lo + (width << 1), count);
+  let runs: i32 = 2;
+  while (runs > 1) {
+    let lo: i32 = 0;
+    runs = 0;
+    while (lo < count) {
+      const mid = runEnd(src, lo, count);
+      const hi = mid < count ? runEnd(src, mid, count) : mid;
+      runs++;
       let a = lo;
       let b = mid;
       let o = lo;
@@ -157,12 +162,16 @@ function sortHits(p: usize, count: i32, tmp: usize): usize {
       }
       for (; a < mid; a++, o++) store<i64>(dst + (<usize>o << 3), load<i64>(src + (<usize>a << 3)));
       for (; b < hi; b++, o++) store<i64>(dst + (<usize>o << 3), load<i64>(src + (<usize>b << 3)));
+      lo = hi;
     }
-    const t = src;
-    src = dst;
-    dst = t;
+    // (each merge wrote one ascending run: after one merge, all is sorted in dst)
+    if (runs > 1) {
+      const t = src;
+      src = dst;
+      dst = t;
+    }
   }
-  return src;
+  return dst;
 }
 
 /** Write T12's probe at byte `pos` (hash h) at the end of the candidate list; 1 when it passes the
