@@ -3,9 +3,9 @@ import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { CancellationTokenSource } from 'vscode-languageserver';
 import { Catalog } from '../../server/src/core/catalog';
-import { TrackedDocument } from '../../server/src/server/documents';
-import { documentDiagnostics } from '../../server/src/server/diagnostics';
-import { lineMatches, scanDocument } from '../../server/src/server/matching';
+import { TrackedDocument } from '../../server/src/server/state/documents';
+import { documentDiagnostics } from '../../server/src/server/features/diagnostics';
+import { lineMatches, scanDocument } from '../../server/src/server/features/matching';
 import { Cancelled, interactive, yieldToEventLoop } from '../../server/src/server/runSafe';
 import { fixtureRecords, makeCtx } from './server-ctx';
 

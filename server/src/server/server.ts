@@ -43,27 +43,27 @@ import {
   StatusResult,
   TrustNotification,
 } from '../protocol';
-import { codeActions, ON_DEMAND_KIND } from './codeActions';
-import { createDatasetService, DatasetCatalogs, datasetStatus, datasetSuggest, datasetSync } from './dataset';
-import { DatasetSuggester } from './datasetSuggestion';
+import { codeActions, ON_DEMAND_KIND } from './features/codeActions';
+import { createDatasetService, DatasetCatalogs, datasetStatus, datasetSuggest, datasetSync } from './features/dataset';
+import { DatasetSuggester } from './features/datasetSuggestion';
 import type { ServerContext } from './context';
-import * as custom from './customRequests';
-import { definition } from './definition';
-import { DiagnosticsPusher, problemDiagnostics, pullDiagnostics } from './diagnostics';
-import { DocumentStore, TrackedDocument } from './documents';
-import { FileRefResolver } from './fileRefs';
-import { hover } from './hover';
-import { documentLinks } from './links';
-import { isLogLike } from './logKind';
-import { agentExplain, LogScans, logLines, scanCatalogOf } from './logScan';
-import { RaiseSiteResolver } from './raiseSite';
-import { loadRecordFiles } from './recordFiles';
-import { RecordIndex } from './recordIndex';
-import { affectsSources, LoadedRecords, loadSources, SourceSpec, sourceSpecs, WORKSPACE_RECORDS_DIR } from './recordSources';
+import * as custom from './features/customRequests';
+import { definition } from './features/definition';
+import { DiagnosticsPusher, problemDiagnostics, pullDiagnostics } from './features/diagnostics';
+import { DocumentStore, TrackedDocument } from './state/documents';
+import { FileRefResolver } from './state/fileRefResolver';
+import { hover } from './features/hover';
+import { documentLinks } from './features/links';
+import { isLogLike } from './state/logKind';
+import { agentExplain, LogScans, logLines, scanCatalogOf } from './features/logScan';
+import { RaiseSiteResolver } from './state/raiseSiteResolver';
+import { loadRecordFiles } from './state/recordFiles';
+import { RecordIndex } from '../core/recordIndex';
+import { affectsSources, LoadedRecords, loadSources, SourceSpec, sourceSpecs, WORKSPACE_RECORDS_DIR } from './state/recordSources';
 import { errorText, Logger, runSafe, runSafeNotification, interactive } from './runSafe';
-import { SeenRecords } from './seen';
-import { SECTION, SettingsStore } from './settings';
-import { snippetRequest } from './snippets';
+import { SeenRecords } from './state/seen';
+import { SECTION, SettingsStore } from './state/settings';
+import { snippetRequest } from './features/snippets';
 import { pathToUri, uriToPath } from './uri';
 
 export interface ServerOptions {

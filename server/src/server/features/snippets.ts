@@ -1,13 +1,13 @@
 // Snippet text for a target document: the SnippetTarget (language, indentation of the target line,
 // tabs/spaces from the client or detected) and the record's snippet for a kind, via core/snippet.
-import type { ErrorRecord } from '../core/record';
-import { languageById, languageForPath } from '../core/languages';
-import { planSnippet, type PlannedSnippet, SnippetTarget } from '../core/snippet';
-import type { SnippetParams, SnippetResult } from '../protocol';
-import type { ServerContext } from './context';
-import type { TrackedDocument } from './documents';
-import { detectIndentation, leadingWhitespace } from './indentation';
-import { uriToPath } from './uri';
+import type { ErrorRecord } from '../../core/record';
+import { languageById, languageForPath } from '../../core/languages';
+import { planSnippet, type PlannedSnippet, SnippetTarget } from '../../core/snippet';
+import type { SnippetParams, SnippetResult } from '../../protocol';
+import type { ServerContext } from '../context';
+import type { TrackedDocument } from '../state/documents';
+import { detectIndentation, leadingWhitespace } from '../../core/indentation';
+import { uriToPath } from '../uri';
 
 export type SnippetKind = SnippetParams['kind'];
 

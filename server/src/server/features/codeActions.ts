@@ -13,11 +13,11 @@
 //   never for the light bulb. Edits are plain text; `data.snippet` carries the same edit with tab
 //   stops on names the document does not know, which the VS Code client turns into a snippet edit.
 import { CancellationToken, CodeAction, CodeActionKind, CodeActionParams, CodeActionTriggerKind, Diagnostic, TextEdit } from 'vscode-languageserver';
-import { type RecordMatch, recordMatch } from '../core/catalog';
-import { languageForPath } from '../core/languages';
-import { problemCode, problemMessage } from '../core/problem';
-import type { ErrorRecord } from '../core/record';
-import { oneLine } from '../core/render';
+import { type RecordMatch, recordMatch } from '../../core/catalog';
+import { languageForPath } from '../../core/languages';
+import { problemCode, problemMessage } from '../../core/problem';
+import type { ErrorRecord } from '../../core/record';
+import { oneLine } from '../../core/render';
 import {
   CodeActionFormattingOptions,
   CodeActionSnippetData,
@@ -31,14 +31,14 @@ import {
   SearchOnlineArgs,
   SetRecordSeverityArgs,
   SeverityOverride,
-} from '../protocol';
-import type { ServerContext } from './context';
+} from '../../protocol';
+import type { ServerContext } from '../context';
 import { captures } from './dto';
-import type { TrackedDocument } from './documents';
+import type { TrackedDocument } from '../state/documents';
 import { effectiveSeverity } from './diagnostics';
 import { lineMatches, matchText } from './matching';
-import { errorText, throwIfCancelled } from './runSafe';
-import { isExcluded } from './settings';
+import { errorText, throwIfCancelled } from '../runSafe';
+import { isExcluded } from '../state/settings';
 import { documentLanguage, planFor, type SnippetKind } from './snippets';
 
 export const MAX_RECORDS = 5;

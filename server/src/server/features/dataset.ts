@@ -2,12 +2,12 @@
 // datasetStatus / datasetSync / datasetSuggest requests. Nothing is downloaded before the user's
 // opt-in (DatasetSyncRequest); after it, an hourly check syncs when refreshHours passed.
 import * as path from 'node:path';
-import { DatasetService, defaultCacheDir } from '../core/dataset';
-import type { DatasetCatalog } from '../core/dataset/datasetCatalog';
-import type { ErrorRecord } from '../core/record';
-import type { DatasetStatusDto, DatasetSuggestResult, DatasetSyncResult, ErrorExplainerSettings } from '../protocol';
-import type { DatasetSource } from './recordSources';
-import { errorText, type Logger } from './runSafe';
+import { DatasetService, defaultCacheDir } from '../../core/dataset';
+import type { DatasetCatalog } from '../../core/dataset/datasetCatalog';
+import type { ErrorRecord } from '../../core/record';
+import type { DatasetStatusDto, DatasetSuggestResult, DatasetSyncResult, ErrorExplainerSettings } from '../../protocol';
+import type { DatasetSource } from '../state/recordSources';
+import { errorText, type Logger } from '../runSafe';
 
 export function createDatasetService(storagePath: string | undefined): DatasetService {
   return new DatasetService(storagePath ? path.join(storagePath, 'dataset') : defaultCacheDir(process.env));
