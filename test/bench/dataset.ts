@@ -23,7 +23,7 @@ import { DatasetService, loadDatasetRecords } from '../../server/src/core/datase
 import type { DatasetCatalog } from '../../server/src/core/dataset/datasetCatalog';
 import { DatasetStore } from '../../server/src/core/dataset/store';
 import { DEFAULT_SETTINGS } from '../../server/src/protocol';
-import { DatasetCatalogs } from '../../server/src/server/features/dataset';
+import { DatasetCatalogs } from '../../server/src/server/state/datasetCatalogs';
 import { generateRecords, instantiate, rng } from './gen';
 import type { BenchContext, Section } from './section';
 

@@ -1,84 +1,9 @@
-// The ErrLookup dataset in the server: the DatasetService (core/dataset) behind the protocol's
-// datasetStatus / datasetSync / datasetSuggest requests. Nothing is downloaded before the user's
-// opt-in (DatasetSyncRequest); after it, an hourly check syncs when refreshHours passed.
-import * as path from 'node:path';
-import { DatasetService, defaultCacheDir } from '../../core/dataset';
-import type { DatasetCatalog } from '../../core/dataset/datasetCatalog';
-import type { ErrorRecord } from '../../core/record';
-import type { DatasetStatusDto, DatasetSuggestResult, DatasetSyncResult, ErrorExplainerSettings } from '../../protocol';
-import type { DatasetSource } from '../state/recordSources';
-import { errorText, type Logger } from '../runSafe';
-
-export function createDatasetService(storagePath: string | undefined): DatasetService {
-  return new DatasetService(storagePath ? path.join(storagePath, 'dataset') : defaultCacheDir(process.env));
-}
-
-/** Dataset records for the catalog (after configure); [] before opt-in or with no repos selected. */
-export async function datasetRecords(ds: DatasetService, settings: ErrorExplainerSettings): Promise<ErrorRecord[]> {
-  ds.configure(settings.dataset);
-  return ds.records();
-}
-
-/**
- * The dataset's catalog across reloads: the same one while the settings and the cached version
- * are unchanged (a reload of the user's records does not rebuild 500k rows), a new one built in
- * the background otherwise (the old one is dropped). `onReady` runs when every row of the
- * current catalog matches: the server then re-matches open documents.
- */
-export class DatasetCatalogs {
-  private key = '';
-  private current: DatasetCatalog | undefined;
-
-  constructor(
-    private readonly log: Logger,
-    private readonly onReady: (catalog: DatasetCatalog) => void,
-  ) {}
-
-  /** The catalog for the settings (configures the service); undefined when nothing is selected. */
-  update(ds: DatasetService | undefined, settings: ErrorExplainerSettings): DatasetSource | undefined {
-    let key = '';
-    try {
-      if (ds) {
-        ds.configure(settings.dataset);
-        key = ds.catalogKey();
-      }
-      if (key !== this.key) {
-        this.current?.dispose();
-        this.current = undefined;
-        this.key = key;
-        this.current = ds?.openCatalog();
-        const c = this.current;
-        if (c) {
-          const t0 = performance.now();
-          void c.build().then((done) => {
-            if (!done || c !== this.current) return;
-            this.log.info(
-              `Error Explainer: ${c.rows.count} dataset rows match (${c.stats.shards} shards, ${Math.round(performance.now() - t0)} ms in the background, longest step ${Math.round(Math.max(c.stats.maxShardMs, c.stats.maxSliceMs))} ms)`,
-            );
-            if (c.stats.readError) this.log.warn(`the dataset cache could not be read to the end (${c.stats.readError}): ${c.rows.count} of ${c.total} rows are used`);
-            this.onReady(c);
-          });
-        }
-      }
-    } catch (e) {
-      this.log.error(`opening the ErrLookup dataset failed: ${errorText(e)}`);
-      this.current?.dispose();
-      this.current = undefined;
-    }
-    const c = this.current;
-    return c && ds ? { catalog: c, path: ds.cacheDir, records: c.total } : undefined;
-  }
-
-  get catalog(): DatasetCatalog | undefined {
-    return this.current;
-  }
-
-  dispose(): void {
-    this.current?.dispose();
-    this.current = undefined;
-    this.key = '';
-  }
-}
+// The ErrLookup dataset's requests: datasetStatus / datasetSync / datasetSuggest over the
+// DatasetService (core/dataset; created and kept by state/datasetCatalogs.ts and RecordsState).
+// Nothing is downloaded before the user's opt-in (DatasetSyncRequest); after it, an hourly check
+// syncs when refreshHours passed.
+import type { DatasetService } from '../../core/dataset';
+import type { DatasetStatusDto, DatasetSuggestResult, DatasetSyncResult } from '../../protocol';
 
 export function datasetStatus(ds: DatasetService, loaded: number): DatasetStatusDto {
   const s = ds.status(loaded);
