@@ -49,7 +49,8 @@ export class FileRefResolver {
   }
 }
 
-function isFile(p: string): boolean {
+/** Is `p` an existing regular file (symlinks followed)? */
+export function isFile(p: string): boolean {
   try {
     return fs.statSync(p).isFile();
   } catch {

@@ -12,6 +12,7 @@ import type { ErrorRecord } from '../../core/record';
 import { safeGithubUrl } from '../../core/render';
 import { locateInLines, relativeFilePath } from '../../core/raiseSite';
 import { pathToUri } from '../uri';
+import { isFile } from './fileRefResolver';
 
 const MAX_FILE_BYTES = 20 * 1024 * 1024;
 
@@ -178,14 +179,6 @@ export class RaiseSiteResolver {
     } catch {
       return undefined;
     }
-  }
-}
-
-function isFile(p: string): boolean {
-  try {
-    return fs.statSync(p).isFile();
-  } catch {
-    return false;
   }
 }
 
