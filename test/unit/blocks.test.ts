@@ -47,7 +47,13 @@ const EXPECTED: Record<string, Expect[]> = {
   'python/logging_exception.txt': [{ kind: 'python', lines: [2, 7], cls: 'ValueError', message: "unknown archive format 'tgz'", raised: '/usr/lib/python3.11/shutil.py:1105', frames: 2 }],
   'python/lzma_encoding.txt': [{ kind: 'python', lines: [0, 5], cls: 'ValueError', message: "Argument 'encoding' not supported in binary mode", raised: '/usr/lib/python3.11/lzma.py:302', frames: 2 }],
   'python/multiline_message.txt': [{ kind: 'python', lines: [0, 8], cls: 'ValueError', message: '2 rows failed validation:', raised: '/tmp/ee-traces/python/multiline_message.py:4', frames: 2 }],
-  'python/pytest_long_color.txt': [{ kind: 'python', lines: [5, 12], cls: 'ValueError', message: "unknown archive format 'foo'", raised: '/root/.pyenv/versions/3.11.7/lib/python3.11/shutil.py:1105', frames: 2 }],
+  // (pytest's own report of each test: from the `>` marker after the remote traceback, and from the
+  // second test's `____ test_archive_inline ____` header; frames are its `path.py:N:` lines)
+  'python/pytest_long_color.txt': [
+    { kind: 'python', lines: [5, 12], cls: 'ValueError', message: "unknown archive format 'foo'", raised: '/root/.pyenv/versions/3.11.7/lib/python3.11/shutil.py:1105', frames: 2 },
+    { kind: 'python', lines: [18, 35], cls: 'ValueError', message: "unknown archive format 'foo'", raised: '/root/.pyenv/versions/3.11.7/lib/python3.11/concurrent/futures/_base.py:401', frames: 3 },
+    { kind: 'python', lines: [36, 73], cls: 'ValueError', message: "unknown archive format 'foo'", raised: '/root/.pyenv/versions/3.11.7/lib/python3.11/shutil.py:1105', frames: 2 },
+  ],
   'python/pytest_native.txt': [
     { kind: 'python', lines: [5, 12], cls: 'ValueError', message: "unknown archive format 'foo'", raised: '/root/.pyenv/versions/3.11.7/lib/python3.11/shutil.py:1105', frames: 2 },
     { kind: 'python', lines: [14, 83], cls: 'ValueError', message: "unknown archive format 'foo'", raised: '/root/.pyenv/versions/3.11.7/lib/python3.11/concurrent/futures/_base.py:401', frames: 26, chain: 'caused-by-previous' },
@@ -290,8 +296,6 @@ describe('error blocks (core/blocks)', () => {
         const { truth, blocks } = corpus(name);
         let checked = 0;
         for (const t of truth.blocks) {
-          // pytest's own report (--tb=long/short) is not a traceback this parser reads (follow-up)
-          if (t.form.startsWith('pytest')) continue;
           const k = t.exceptionLine - 1;
           const b = blocks.find((x) => x.first <= k && k <= x.last);
           assert.ok(b, `${t.id}: a block holds the exception line`);
@@ -312,7 +316,7 @@ describe('error blocks (core/blocks)', () => {
           }
           checked++;
         }
-        assert.equal(checked, name === 'node-stacks' ? 35 : 73);
+        assert.equal(checked, name === 'node-stacks' ? 35 : 89);
         for (const l of truth.noiseLines) assert.ok(!blocks.some((b) => b.first <= l - 1 && l - 1 <= b.last), `noise line ${l} is in no block`);
       });
     }
@@ -347,6 +351,34 @@ describe('error blocks (core/blocks)', () => {
       ]) assert.ok(!isFrameLine(t), t);
       assert.ok(hasBlockShape('Traceback (most recent call last):'));
       assert.ok(!hasBlockShape('2026-12-01 INFO all good'));
+    });
+
+    it('pytest reports: location lines are frames by their own text; quoted mail, headings and tables are no reports', () => {
+      for (const f of ['tests/test_jobs.py:29: ', '/usr/lib/python3.11/queue.py:168: Empty', 'tests/test_jobs.py:13: in test_month_range']) assert.ok(isFrameLine(f), f);
+      for (const t of ['src/x.c:12: error: expected', 'see notes.txt:3: the plan', 'app.py:12: warning here']) assert.ok(!isFrameLine(t), t);
+      const notReports = [
+        ['> On Monday, Ann wrote:', '> the build failed', '> E   nothing here', 'thanks'],
+        ['_____ Results _____', 'all tests passed', '_____ Notes _____'],
+        ['_ _ _ _ _ _ _ _', '    indented text', 'ValueError: x'],
+      ];
+      for (const l of notReports) assert.deepEqual(findBlocks(l), [], l.join(' / '));
+      // a short (--tb=short) report, as pytest 9 prints it
+      const short = [
+        '_________________ test_month_range _________________',
+        'tests/test_jobs.py:13: in test_month_range',
+        '    assert calendar.monthrange(2024, 13)[1] == 31',
+        '           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^',
+        '/usr/lib/python3.11/calendar.py:126: in monthrange',
+        '    raise IllegalMonthError(month)',
+        'E   calendar.IllegalMonthError: bad month number 13; must be 1-12',
+        '_________________ test_parse_payload _________________',
+      ];
+      const [b, next] = findBlocks(short);
+      assert.equal(next, undefined);
+      assert.deepEqual([b!.first, b!.last, b!.roles.join(',')], [0, 6, 'other,frame,quoted,quoted,frame,quoted,exception']);
+      assert.equal(b!.errorClass, 'calendar.IllegalMonthError');
+      assert.equal(b!.frames[b!.raising]!.file, '/usr/lib/python3.11/calendar.py');
+      assert.equal(short[6]!.slice(b!.exceptions[0]!.start, b!.exceptions[0]!.end), 'bad month number 13; must be 1-12');
     });
 
     it('a truncated traceback (no exception line) ends at the next log record; its frame and quoted line stay context', () => {

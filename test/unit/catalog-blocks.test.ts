@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { findBlocks, framePathMatches } from '../../server/src/core/blocks';
-import { Catalog, type RecordMatch, explainBlocks, matchLineInBlock, rankMatch, recordMatch } from '../../server/src/core/catalog';
+import { Catalog, type RecordMatch, continuesTrace, explainBlocks, matchLineInBlock, rankMatch, recordMatch, traceChoice } from '../../server/src/core/catalog';
 import { parseRecordText } from '../../server/src/core/loader';
 import { TRACES, traceFiles, traceLines } from './traces';
 
@@ -109,6 +109,26 @@ describe('catalog with error blocks', () => {
     assert.deepEqual(ex.lines.map((l) => l.line), [0]);
     assert.deepEqual(ex.lines[0]!.matches.map((m) => m.record.id), catalog.matchLine(lines[0]!).map((m) => m.record.id));
     assert.deepEqual(matchLineInBlock(catalog, lines[0]!, 0, undefined).map((m) => m.record.id), catalog.matchLine(lines[0]!).map((m) => m.record.id));
+  });
+
+  it('a chain is one trace: Python\'s primary block is the last, Java\'s and Node\'s the first; the others only when it has no match', () => {
+    const py = traceLines('python/json_cause.txt');
+    const pb = findBlocks(py);
+    assert.equal(pb.length, 2);
+    assert.ok(continuesTrace(pb[0]!, pb[1]!));
+    assert.ok(!continuesTrace(pb[1]!, pb[0]!));
+    const ex = explainBlocks(catalog, py).blocks;
+    const best = ex.map((b) => b.matches[0]);
+    assert.equal(traceChoice(pb, [best[0], best[1] ?? best[0]]), 1, 'the final exception when it has a match');
+    assert.equal(traceChoice(pb, [best[0], undefined]), 0, 'the cause when the final one has none');
+    assert.equal(traceChoice(pb, [undefined, undefined]), -1);
+    const java = findBlocks(traceLines('java/CausedBy.txt'));
+    assert.ok(java.length >= 2 && java[1]!.chain === 'cause-of-previous' && continuesTrace(java[0]!, java[1]!));
+    const some = best[0]!;
+    assert.equal(traceChoice(java.slice(0, 2), [some, some]), 0, 'Java: the top exception');
+    // blocks apart (a log line between) are separate traces
+    const apart = findBlocks([...py.slice(0, pb[0]!.last + 1), '2026-12-01 09:00:00 INFO next', '', ...py.slice(pb[1]!.first)]);
+    assert.ok(!continuesTrace(apart[0]!, apart[1]!));
   });
 
   it('rankMatch: the errorCode on the line first, then frames (raising before nearer before farther; line before file), then confidence', () => {

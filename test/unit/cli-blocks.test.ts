@@ -10,7 +10,7 @@ import { Readable } from 'node:stream';
 import { AFTER, BlockContext } from '../../server/src/cli/blockContext';
 import { forEachMatchingLine } from '../../server/src/core/lineScan';
 import { findBlocks } from '../../server/src/core/blocks';
-import { Catalog, explainBlocks } from '../../server/src/core/catalog';
+import { Catalog, continuesTrace, explainBlocks, traceChoice } from '../../server/src/core/catalog';
 import { parseRecordText } from '../../server/src/core/loader';
 import { TRACES, traceFiles, traceLines } from './traces';
 import { CLI, REPO, tempDir } from '../shared/paths';
@@ -29,11 +29,21 @@ function scanJson(file: string): { line: number; id: string; block?: { firstLine
 function expected(lines: string[]): string[] {
   const ex = explainBlocks(catalog, lines);
   const out: { line: number; s: string }[] = [];
-  for (const b of ex.blocks) {
-    const best = b.matches[0];
-    if (!best) continue;
+  // one per trace: a block and the blocks chained to it (traceChoice), of the blocks with matches
+  const withMatches = ex.blocks.filter((b) => b.matches.length > 0);
+  for (let i = 0; i < withMatches.length; ) {
+    let e = i + 1;
+    while (e < withMatches.length && continuesTrace(withMatches[e - 1]!.block, withMatches[e]!.block)) e++;
+    const members = withMatches.slice(i, e);
+    const k = traceChoice(
+      members.map((m) => m.block),
+      members.map((m) => m.matches[0]),
+    );
+    const b = members[k]!;
+    const best = b.matches[0]!;
     const at = b.lines.find((l) => l.matches.some((m) => m.record.id === best.record.id))!.line;
     out.push({ line: at, s: `${at + 1} ${best.record.id} block ${b.block.kind} ${b.block.first + 1}-${b.block.last + 1}` });
+    i = e;
   }
   for (const l of ex.lines) for (const m of l.matches) out.push({ line: l.line, s: `${l.line + 1} ${m.record.id}` });
   return out.sort((a, b) => a.line - b.line || (a.s < b.s ? -1 : 1)).map((o) => o.s);
@@ -83,6 +93,29 @@ describe('cli scan: error blocks', () => {
     // the plain line: every matching record, as before
     assert.equal(got.filter((r) => r.line === lines.length).length, 3);
     assert.deepEqual(rows(got), expected(lines));
+  });
+
+  it('a chained traceback is one problem: on the exception that ended the program; the cause only when that one has no record', () => {
+    // real chains from the corpus (printed by Python 3.11): KeyError -> NoOptionError ("During
+    // handling"), plistlib.InvalidFileException -> the program's own ConfigError ("direct cause")
+    const real = readFileSync(path.join(REPO, 'test/fixtures/real/python-tracebacks.log'), 'utf8').split('\n');
+    const truth = JSON.parse(readFileSync(path.join(REPO, 'test/fixtures/real/python-tracebacks.truth.json'), 'utf8')) as { blocks: { id: string; firstLine: number; lastLine: number; exceptionLine: number }[] };
+    // (the records of the standard library these tracebacks were printed by, as a user extracts them)
+    const py = path.join(dir, 'python311.json');
+    const x = spawnSync(process.execPath, [CLI, 'extract', '/usr/lib/python3.11', '--repo', 'python/cpython', '--out', py], { encoding: 'utf8' });
+    assert.equal(x.status, 0, x.stderr);
+    const pick = (id: string) => truth.blocks.find((b) => b.id === id)!;
+    for (const [id, onLast] of [['configparser_no_option', true], ['chain_direct_cause', false]] as const) {
+      const t = pick(id);
+      const file = path.join(dir, `${id}.log`);
+      writeFileSync(file, real.slice(t.firstLine - 1, t.lastLine).join('\n') + '\n');
+      const r = spawnSync(process.execPath, [CLI, 'scan', '--no-bundled', '--no-cache', '--records', py, '--format', 'json', file], { cwd: REPO, encoding: 'utf8' });
+      const got = r.stdout.trimEnd().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { line: number; text?: string });
+      assert.equal(got.length, 1, `${id}: one problem for the whole chain: ${r.stdout}`);
+      const finalLine = t.exceptionLine - t.firstLine + 1;
+      if (onLast) assert.equal(got[0]!.line, finalLine, `${id}: on the final exception`);
+      else assert.ok(got[0]!.line < finalLine, `${id}: the cause (the final exception has no record)`);
+    }
   });
 
   it('text output says where it was raised', () => {

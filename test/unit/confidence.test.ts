@@ -1,9 +1,9 @@
 import * as assert from 'node:assert/strict';
 import { derivePattern } from '../../server/src/core/pattern';
-import { DEFAULT_MIN_CONFIDENCE, errorMarker, labelOf, matchConfidence, messageStart, patternBits, wordBits } from '../../server/src/core/confidence';
+import { DEFAULT_MIN_CONFIDENCE, errorMarker, labelOf, looksLikeCode, matchConfidence, messageStart, patternBits, wordBits } from '../../server/src/core/confidence';
 
 /** The confidence of a record built from `message` on `line`, with the span found from the text. */
-function conf(message: string, line: string, extra: { errorClass?: string; errorCode?: string; role?: 'exception' | 'frame' | 'quoted'; tags?: string[] } = {}) {
+function conf(message: string, line: string, extra: { errorClass?: string; errorCode?: string; role?: 'exception' | 'frame' | 'quoted'; frameMatch?: 'file' | 'line' | 'none'; tags?: string[] } = {}) {
   const pattern = derivePattern(message);
   const m = new RegExp(pattern).exec(line);
   assert.ok(m, `${pattern} should match ${line}`);
@@ -12,7 +12,7 @@ function conf(message: string, line: string, extra: { errorClass?: string; error
     { messagePattern: pattern, errorClass: extra.errorClass ?? null, errorCode: extra.errorCode ?? null, tags: extra.tags ?? [] },
     { start: m.index, end: m.index + m[0].length, codeInLine },
     line,
-    extra.role ? { role: extra.role } : {},
+    { ...(extra.role ? { role: extra.role } : {}), ...(extra.frameMatch ? { frameMatch: extra.frameMatch } : {}) },
   );
 }
 
@@ -84,6 +84,54 @@ describe('confidence', () => {
     const helper = conf('missing {name}', '    ✔ missing comma between records: all records load, error at the second record', { errorClass: 'self.error' });
     assert.ok(!helper.reasons.some((r) => r.includes('self.error')), helper.reasons.join('; '));
     assert.ok(helper.score < DEFAULT_MIN_CONFIDENCE);
+  });
+
+  it('source code is context by its own text (a window of a pytest report may not show its block)', () => {
+    // lines as pytest (--tb=long) and tracebacks quote them, from test/fixtures/real/python-tracebacks.log
+    for (const l of [
+      '                raise JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)",',
+      ">           raise BadZipFile(\"File is not a zip file\")",
+      "                raise ValueError('stdin and input arguments may not both be used.')",
+      '                    raise Empty',
+      '        except KeyError:',
+      '                msg = "strptime() argument {} must be str, not {}"',
+      '                "metadata_encoding is only supported for reading files")',
+      'Dec  1 09:00:44 web-1 worker[4206]:     raise child_exception_type(errno_num, err_msg, err_filename)',
+      '    throw new TypeError(`Expected pattern to be a non-empty string`);',
+      '\x1b[37m    \x1b[39;49;00m\x1b[34mraise\x1b[39;49;00m IllegalMonthError(month)',
+    ]) assert.ok(looksLikeCode(l), l);
+    // messages programs log, which may name the same words
+    for (const l of [
+      "ValueError: '256.0.0.1' does not appear to be an IPv4 or IPv6 address",
+      '2026-12-01 09:00:01 ERROR job 1003 failed',
+      'error = "connection refused"',
+      "2026-12-01 09:00:01 WARN retry: raise the limit with --max-retries",
+      'E   zipfile.BadZipFile: File is not a zip file',
+      '"File is not a zip file"',
+    ]) assert.ok(!looksLikeCode(l), l);
+    const c = conf('File is not a zip file', '            raise BadZipFile("File is not a zip file")', { errorClass: 'zipfile.BadZipFile' });
+    assert.equal(c.label, 'unlikely');
+    assert.ok(c.score < DEFAULT_MIN_CONFIDENCE);
+  });
+
+  it('a record whose file is in none of the trace\'s frames loses confidence (another file raises the same text)', () => {
+    // real misses before this rule (test/fixtures/real/python-tracebacks.log, records of
+    // `extract /usr/lib/python3.11`): pathlib's FileNotFoundError comes from C, and
+    // importlib/resources/abc.py has a `raise FileNotFoundError` (a class-only record)
+    const cases: [string, string, { errorClass: string; tags?: string[] }][] = [
+      ['FileNotFoundError', "FileNotFoundError: [Errno 2] No such file or directory: '/nonexistent/report.csv'", { errorClass: 'FileNotFoundError', tags: ['class-only'] }],
+    ];
+    for (const [message, line, rec] of cases) {
+      const none = conf(message, line, { ...rec, role: 'exception', frameMatch: 'none' });
+      const unknown = conf(message, line, { ...rec, role: 'exception' });
+      const inFrames = conf(message, line, { ...rec, role: 'exception', frameMatch: 'file' });
+      assert.ok(none.score < DEFAULT_MIN_CONFIDENCE, `${message}: ${none.score}`);
+      assert.ok(unknown.score > none.score && inFrames.score > unknown.score, message);
+      assert.ok(none.reasons.includes('its file is in none of the stack trace frames'), none.reasons.join('; '));
+    }
+    // a specific message with its class survives (frames of a build: compiled JS of a TS record)
+    const specific = conf('no staged embedding for {route} req_id={req_id}', 'MMError: no staged embedding for /send req_id=req-7f3a9', { role: 'exception', frameMatch: 'none', errorClass: 'MMError' });
+    assert.ok(specific.score >= DEFAULT_MIN_CONFIDENCE, String(specific.score));
   });
 
   it('labels', () => {

@@ -73,6 +73,22 @@ describe('server: error blocks', () => {
     assert.match(nrel[0]!.message, /^raised here: picomatch /);
   });
 
+  it('a chained traceback is one diagnostic, as the CLI reports it (traceChoice)', async () => {
+    // pytest --tb=native: a worker's traceback, then "The above exception was the direct cause",
+    // then the test's own traceback: one trace, one problem, on the last exception line
+    const ctx = makeCtx(traceRecords(), [REPO]);
+    const lines = traceLines('python/pytest_native.txt');
+    const doc = ctx.documents.open('file:///tmp/chain.log', 'log', 1, lines.join('\n'));
+    const { items } = await documentDiagnostics(ctx, doc);
+    const blocks = doc.blocks.blocksIn(0, lines.length);
+    assert.ok(blocks.length >= 3 && blocks[1]!.chain === 'caused-by-previous', String(blocks.length));
+    const inChain = items.filter((d) => d.range.start.line <= blocks[1]!.last && d.range.end.line >= blocks[0]!.first);
+    assert.equal(inChain.length, 1, items.map((d) => `${d.range.start.line}: ${d.message}`).join('\n'));
+    assert.equal((inChain[0]!.data as { line: number }).line, blocks[1]!.exceptions[0]!.lineIndex);
+    // the separate test after it is a trace of its own
+    assert.equal(items.filter((d) => d.range.start.line >= blocks[2]!.first).length, 1);
+  });
+
   it('frames, quoted code and the other lines of a block have no matches; the exception line has them in context', async () => {
     const ctx = makeCtx(traceRecords(), [REPO]);
     const lines = traceLog();

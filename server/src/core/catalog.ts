@@ -88,7 +88,7 @@ export function matchInBlock(matches: readonly Pick<RecordMatch, 'record' | 'mat
   const facts = matches.length ? lineFacts(line) : undefined;
   const out = matches.map((m): RecordMatch => {
     const hit = frameHit(block, m.record.filePath, m.record.lineNumber);
-    const ctx: MatchContext = hit ? { role: 'exception', frameMatch: hit.line ? 'line' : 'file' } : { role: 'exception' };
+    const ctx: MatchContext = hit ? { role: 'exception', frameMatch: hit.line ? 'line' : 'file' } : block.frames.length > 0 && m.record.filePath ? { role: 'exception', frameMatch: 'none' } : { role: 'exception' };
     const r: RecordMatch = { record: m.record, match: m.match, confidence: matchConfidence(m.record, m.match, line, ctx, facts) };
     if (hit) r.frame = hit;
     return r;
@@ -114,6 +114,25 @@ export function bestOfBlock(perLine: readonly (readonly RecordMatch[])[]): Recor
   if (all.length > 1) all.sort(rankMatch);
   const seen = new Set<string>();
   return all.filter((m) => !seen.has(m.record.id) && (seen.add(m.record.id), true));
+}
+
+/** Does `next` continue the trace of `prev`: a chained exception printed right after it (Python
+ * leaves a blank line before its chain line)? */
+export function continuesTrace(prev: ErrorBlock, next: ErrorBlock): boolean {
+  return next.chain !== undefined && next.first > prev.last && next.first <= prev.last + 2 && next.kind === prev.kind;
+}
+
+/** A trace (a block and the blocks chained to it, in printed order) is one problem. Its primary
+ * block holds the exception that ended the program: Python prints it last ("During handling…",
+ * "The above exception was the direct cause…"), Java and Node first (`Caused by:`, `[cause]:`).
+ * The problem is the primary block's best match when it has one, else the best of the others (a
+ * cause explained where the final exception is not). `best[i]`: member i's best match, if any. */
+export function traceChoice(members: readonly ErrorBlock[], best: readonly (RecordMatch | undefined)[]): number {
+  const primary = members.length > 0 && members[0]!.kind === 'python' ? members.length - 1 : 0;
+  if (best[primary]) return primary;
+  let k = -1;
+  for (let i = 0; i < members.length; i++) if (best[i] && (k < 0 || rankMatch(best[i]!, best[k]!) < 0)) k = i;
+  return k;
 }
 
 export interface BlockExplanation {

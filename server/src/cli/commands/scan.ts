@@ -9,7 +9,7 @@ import { type Command, EXIT_FINDINGS, EXIT_OK, IoError, type Io, UsageError } fr
 import { forEachMatchingLine } from '../../core/lineScan';
 import { Output } from '../output';
 import { checkReadable, formatProblem, loadCatalog } from '../records';
-import { type RecordMatch, bestOfBlock, matchInBlock, recordMatch } from '../../core/catalog';
+import { type RecordMatch, bestOfBlock, continuesTrace, matchInBlock, recordMatch, traceChoice } from '../../core/catalog';
 import { DEFAULT_MIN_CONFIDENCE, lineFacts } from '../../core/confidence';
 import type { ErrorBlock } from '../../core/blocks';
 import type { LineMatch } from '../../core/engine';
@@ -161,22 +161,30 @@ export const scan: Command = {
           worst = Math.min(worst, severityRank(m.record.severity));
           reporter.match({ file: name, line: n, m, ...(block ? { block: blockInfo(block) } : {}) });
         };
-        // one match per error block: the best of its exception lines, reported when the block ends
-        let pending: { block: ErrorBlock; lines: { n: number; ms: RecordMatch[] }[] } | undefined;
-        const flushBlock = () => {
-          if (!pending) return;
-          const best = bestOfBlock(pending.lines.map((l) => l.ms))[0];
-          if (best) report(pending.lines.find((l) => l.ms.includes(best))!.n, best, pending.block);
-          pending = undefined;
+        // one match per trace (an error block and the blocks chained to it): the best of its
+        // exception lines (core/catalog traceChoice), reported when the trace ends
+        let trace: { block: ErrorBlock; lines: { n: number; ms: RecordMatch[] }[] }[] = [];
+        const flushTrace = () => {
+          if (!trace.length) return;
+          const bests = trace.map((t) => bestOfBlock(t.lines.map((l) => l.ms))[0]);
+          const blocks = trace.map((t) => t.block);
+          let k = traceChoice(blocks, bests.map((m) => (m && m.confidence.score >= minConfidence ? m : undefined)));
+          if (k < 0) k = traceChoice(blocks, bests);
+          const best = k >= 0 ? bests[k] : undefined;
+          if (best) report(trace[k]!.lines.find((l) => l.ms.includes(best))!.n, best, trace[k]!.block);
+          trace = [];
         };
         const blocks = new BlockContext<LineMatch[]>((n, line, ms, block, role) => {
-          if (pending && pending.block !== block) flushBlock();
+          const last = trace[trace.length - 1];
+          if (last && last.block !== block && !(block && continuesTrace(last.block, block))) flushTrace();
           if (!block) {
             const facts = lineFacts(line);
             for (const lm of ms) report(n, recordMatch(catalog.records[lm.entry]!, lm, line, undefined, facts));
           } else if (role === 'exception') {
             const lineMatches = matchInBlock(ms.map((lm) => ({ record: catalog.records[lm.entry]!, match: lm })), line, block);
-            (pending ??= { block, lines: [] }).lines.push({ n, ms: lineMatches });
+            let member = trace[trace.length - 1];
+            if (member?.block !== block) trace.push((member = { block, lines: [] }));
+            member.lines.push({ n, ms: lineMatches });
           }
           // frames, quoted code and other block lines: context, never matches
         });
@@ -192,7 +200,7 @@ export const scan: Command = {
           { blocks },
         );
         blocks.finish();
-        flushBlock();
+        flushTrace();
         lines += stats.lines;
       } catch (e) {
         await out.flush();

@@ -10,7 +10,7 @@
 //   BlockStream               lines pushed one by one, handed back with their roles (CLI scan)
 // and frameHit() (frames.ts): which frame of a block names a record's raise site.
 import { baseView } from '../text';
-import { classify, isFrameShape } from './shapes';
+import { classify, isFrameShape, pytestLine } from './shapes';
 
 export type { BlockException, BlockKind, BlockLineRole, ChainRelation, ErrorBlock, Frame, LineInfo, LineSource } from './parse';
 export { LOOKAHEAD, MAX_BLOCK_LINES, arraySource, findBlocks, lineInfo, parseBlockAt } from './parse';
@@ -22,12 +22,14 @@ export { classify, type Shape, type ShapeKind } from './shapes';
 /** Is this line a stack frame (or a frame marker such as `goroutine 1 [running]:` or `... 3 more`)
  * by its own text? Such a line is context, never an error of its own. */
 export function isFrameLine(line: string): boolean {
-  return isFrameShape(classify(baseView(line).text).kind);
+  const text = baseView(line).text;
+  return isFrameShape(classify(text).kind) || pytestLine(text) === 'location';
 }
 
 /** Does this line, by its own text, look like part of an error block (a frame, a header, a chain
  * marker, a panic line)? Lines around it are needed to know its role. */
 export function hasBlockShape(line: string): boolean {
-  const k = classify(baseView(line).text).kind;
-  return k !== 'text' && k !== 'blank';
+  const text = baseView(line).text;
+  const k = classify(text).kind;
+  return (k !== 'text' && k !== 'blank') || pytestLine(text) !== undefined;
 }

@@ -12,6 +12,9 @@ import {
   isCaretLine,
   looksLikeRecordStart,
   pythonException,
+  pytestLine,
+  pytestLocation,
+  pytestStart,
   type Shape,
   type ShapeKind,
 } from './shapes';
@@ -97,6 +100,9 @@ const MAX_QUOTED = 10;
 const MAX_PROPS_LINES = 200;
 /** A Go panic's `goroutine N [running]:` line comes within this many lines. */
 const GO_REACH = 10;
+/** A pytest report's lines without an `E` line or a location line: after this many it is not one
+ * (or it has ended). */
+const PYTEST_REACH = 200;
 
 export function lineInfo(line: string): LineInfo {
   const view = baseView(line);
@@ -525,7 +531,80 @@ function props(b: Builder, pre: Prefixed, j: number): number {
 /** A block starting at a line of free text: Node's uncaught-exception preamble, an exception
  * header whose frames follow (`Error: msg` + `    at …`), or the message line right above a stack. */
 function fromText(src: LineSource, i: number, info: LineInfo): ErrorBlock | undefined {
+  const at = pytestStart(info.text);
+  if (at >= 0) {
+    const b = pytest(src, i, info, at);
+    if (b) return b;
+  }
   return nodePreamble(src, i, info) ?? pythonThread(src, i, info) ?? headerAbove(src, i, info);
+}
+
+// ---------------------------------------------------------------------------------------------
+// pytest's failure reports (shapes.ts: pytestLine). A block starts at a test's `____ test_x ____`
+// header, or, for a reader that sees only part of a report (the CLI's windows), at a `_ _ _ _`
+// frame separator or a `>` marker line, and runs to the next header or `====` / `---- Captured`
+// line, or to a line that is no part of a report (free text at the start of a line). Its frames
+// are the location lines, the raising one the last; its exception is the last group of `E` lines
+// (the first of them with the class, the others the message's further lines); everything else is
+// quoted code, locals and separators.
+
+function pytest(src: LineSource, i: number, info: LineInfo, at: number): ErrorBlock | undefined {
+  const pre = new Prefixed(src, info.text, at);
+  // (the space between a prefix and the report's text, as on the first line)
+  const gap = at - pre.len;
+  const b = new Builder(i);
+  let inE = false;
+  let since = 0;
+  let lastUsed = -1;
+  for (let j = i; !b.full; j++) {
+    const l = j === i ? { info, off: at } : pre.line(j);
+    if (!l) break;
+    const li = l.info;
+    const full = li.text;
+    const off = j === i || l.off === 0 ? l.off : l.off + gap;
+    if (off > full.length || (off > l.off && full.slice(l.off, off).trim() !== '')) break;
+    const t = off ? full.slice(off) : full;
+    const k = pytestLine(t);
+    if (j > i && (k === 'header' || k === 'section')) break;
+    if (k === 'e') {
+      const from = off + 1 + indentOf(full, off + 1);
+      if (!inE) {
+        // a new group of E lines: the exception is the last group
+        for (const e of b.exceptions) b.roles[e.lineIndex - b.first] = 'other';
+        b.exceptions.length = 0;
+        b.errorClass = undefined;
+        const pe = pythonException(full, from);
+        b.exception(li, j, pe ? pe.msg : [from, full.trimEnd().length], pe?.cls);
+      } else b.exception(li, j, [from, full.trimEnd().length]);
+      inE = true;
+      b.role('exception');
+      since = 0;
+      lastUsed = j;
+      continue;
+    }
+    inE = false;
+    if (k === 'location') {
+      b.role('frame');
+      const loc = pytestLocation(t)!;
+      b.frame(li, j, { kind: 'py-frame', at: off, frame: { ...loc, start: loc.start + off, end: loc.end + off } });
+      since = 0;
+      lastUsed = j;
+      continue;
+    }
+    if (++since > PYTEST_REACH) break;
+    if (k === 'header' || k === 'separator') b.role('other');
+    else if (k === 'marker' || isCaretLine(t)) b.role('quoted');
+    else if (isBlankBody(full, off)) {
+      b.role('other');
+      continue; // (trailing blank lines are not the block's)
+    } else if (indentOf(full, off) >= 2) b.role('quoted');
+    else if (/^[A-Za-z_][\w.]* = /.test(t)) b.role('other'); // a frame's locals: `self = <…>`
+    else break;
+    lastUsed = j;
+  }
+  if (b.exceptions.length === 0 || b.frames.length === 0) return undefined;
+  b.roles.length = lastUsed - i + 1;
+  return b.build('python', 'last');
 }
 
 /** Where `file:line` starts when the line ends with one (Node's throw site), else -1. */

@@ -283,6 +283,54 @@ export function isCaretLine(body: string): boolean {
   return /^\s*[~^]*\^[~^]*$/.test(body.length > MAX_SHAPE_LINE ? '' : body.trimEnd());
 }
 
+// ---------------------------------------------------------------------------------------------
+// pytest's failure reports (`--tb=long` / `--tb=short`): a test's section from its
+// `____ test_x ____` header: quoted source (the failing line marked `>`), `E   ` lines (the
+// exception), and a location line per frame (`path.py:12: ` / `path.py:12: in f` / the last one
+// `path.py:12: ValueError`), frames separated by `_ _ _ _` lines.
+
+export type PytestLine = 'header' | 'separator' | 'section' | 'marker' | 'e' | 'location';
+
+const PYTEST_HEADER = /^_{3,} \S.*? _{3,}$/;
+const PYTEST_SEPARATOR = /^(?:_ ){4,}_\s*$/;
+const PYTEST_SECTION = /^(?:={3,}|-{3,} Captured |-{3,} generated )/;
+/** `path.py:12: `, `path.py:12: in func`, `path.py:12: ValueError` (the file ends in `.py`). */
+const PYTEST_LOCATION = /^((?:[A-Za-z]:)?[^\s:"'][^:"']*\.py):(\d{1,9}): ?(?:in ([\w.<>]+)|[A-Za-z_][\w.]*)?\s*$/;
+
+/** What a line of a pytest report is, by its own (ANSI-stripped) text; undefined: none of these. */
+export function pytestLine(text: string): PytestLine | undefined {
+  const c = text.charCodeAt(0);
+  if (c === 0x5f /* _ */) return PYTEST_HEADER.test(text) ? 'header' : PYTEST_SEPARATOR.test(text) ? 'separator' : undefined;
+  if (c === 0x3e /* > */) return text.length === 1 || text.charCodeAt(1) === 0x20 ? 'marker' : undefined;
+  if (c === 0x45 /* E */) return text.length === 1 || text.charCodeAt(1) === 0x20 ? 'e' : undefined;
+  if (c === 0x3d /* = */ || c === 0x2d /* - */) return PYTEST_SECTION.test(text) ? 'section' : undefined;
+  return text.length <= MAX_SHAPE_LINE && PYTEST_LOCATION.test(text) ? 'location' : undefined;
+}
+
+const PYTEST_HEADER_AFTER = /(?:^|\s)(_{3,} \S.*? _{3,}|(?:_ ){4,}_)\s*$/;
+
+/** Where a pytest report can start on this line: at a test's header, a frame separator or a `>`
+ * marker (after a log prefix, if any); -1: it cannot. */
+export function pytestStart(text: string): number {
+  const c = text.charCodeAt(0);
+  if (c === 0x3e /* > */) return pytestLine(text) === 'marker' ? 0 : -1;
+  const gt = text.indexOf('> ');
+  if (gt > 0 && gt <= 80 && isSpace(text.charCodeAt(gt - 1))) return gt;
+  let e = text.length;
+  while (e > 0 && isSpace(text.charCodeAt(e - 1))) e--;
+  if (e === 0 || text.charCodeAt(e - 1) !== 0x5f /* _ */ || text.length > MAX_SHAPE_LINE) return -1;
+  const m = PYTEST_HEADER_AFTER.exec(text);
+  return m ? m.index + m[0].indexOf(m[1]!) : -1;
+}
+
+/** A pytest location line's frame (pytestLine(text) === 'location'). */
+export function pytestLocation(text: string): FrameLocation | undefined {
+  const m = PYTEST_LOCATION.exec(text);
+  if (!m) return undefined;
+  const end = m[1]!.length + 1 + m[2]!.length;
+  return { file: m[1]!, line: Number(m[2]), ...(m[3] ? { function: m[3] } : {}), start: 0, end };
+}
+
 /** A shape that is a stack frame (or frame-like marker) by its own text: never an error of its own. */
 export function isFrameShape(kind: ShapeKind): boolean {
   return kind === 'py-frame' || kind === 'at-java' || kind === 'at-js' || kind === 'go-file' || kind === 'goroutine' || kind === 'java-more' || kind === 'js-more' || kind === 'py-repeat';

@@ -14,6 +14,7 @@
 import { parseSimplePattern, patternInfo } from '../pattern';
 import { WORDS_BY_RANK } from './words.generated';
 import { hasToken } from '../engine/types';
+import { baseView } from '../text';
 
 export type ConfidenceLabel = 'likely' | 'possible' | 'unlikely';
 
@@ -34,8 +35,9 @@ export type LineRole = 'exception' | 'frame' | 'quoted' | 'plain';
 
 export interface MatchContext {
   role?: LineRole;
-  /** The block's frames name the record's raise site (file, and line when given). */
-  frameMatch?: 'file' | 'line';
+  /** The block's frames name the record's raise site (file, and line when given), or name files
+   * but none is the record's (`none`). */
+  frameMatch?: 'file' | 'line' | 'none';
 }
 
 /** What the score reads of a record. */
@@ -179,16 +181,41 @@ export function messageStart(line: string): number {
   return m ? m[0].length : 0;
 }
 
+/** Source code as tracebacks and test reports quote it, whatever the block around it (a reader
+ * may see a line without its block: the CLI's windows): a `raise` / `throw` statement, an
+ * `except …:` clause, an indented assignment of a string literal (`msg = "…"`), an indented
+ * line that is only a string literal continuing a call (`    "… files")`). pytest marks the
+ * failing line with `>`. The message a program logs reads otherwise. */
+const CODE_STATEMENT = /^>?\s*(?:raise\s+[A-Za-z_][\w.]*(?:\(|\s*$|\s+from\s)|throw\s+(?:new\s+)?[A-Za-z_$][\w.$]*\(|except(?:\s+[\w.(), ]+?)?(?:\s+as\s+\w+)?:\s*$)/;
+const CODE_INDENTED = /^(?:>|\s{4})\s*(?:[A-Za-z_][\w.]*\s+=\s+[rbfuRBFU]{0,2}["']|[rbfuRBFU]{0,2}(["']).*\1\s*\)+[,;:]?\s*$)/;
+
+/** syslog's `Dec  1 09:00:44 host prog[42]: `. */
+const SYSLOG_PREFIX = /^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)? \S+ [^\s:]+: /;
+
+export function looksLikeCode(line: string, from = messageStart(line)): boolean {
+  if (line.length > 4096) return false;
+  const text = baseView(line).text;
+  if (CODE_STATEMENT.test(text) || CODE_INDENTED.test(text)) return true;
+  // (a statement after a log prefix too: `Dec  1 … worker[42]:     raise X(…)`)
+  const syslog = SYSLOG_PREFIX.exec(text);
+  const at = syslog ? syslog[0].length : from;
+  return at > 0 && CODE_STATEMENT.test(text.slice(Math.min(at, text.length)));
+}
+
 // ---------------------------------------------------------------------------------------------
 // The score
 
 /** Evidence (bits) at which the score is 0, and bits per halving of the doubt above it. */
 const ZERO_AT = 18;
 const HALF_LIFE = 9;
+/** Bits lost by a record whose file is in none of its trace's frames. */
+const NOT_IN_FRAMES = 18;
 
 /** What the score reads of a line whatever the record: computed once per line. */
 export interface LineFacts {
   marker: 'strong' | 'weak' | undefined;
+  /** The line reads as source code (a traceback's quoted `raise X(...)`), not as a message. */
+  code: boolean;
   /** Where the message starts (after timestamp, level, logger...). */
   from: number;
   /** Length of the message (trimmed). */
@@ -197,7 +224,7 @@ export interface LineFacts {
 
 export function lineFacts(line: string): LineFacts {
   const from = messageStart(line);
-  return { marker: errorMarker(line), from, rest: line.slice(from).trim().length };
+  return { marker: errorMarker(line), code: looksLikeCode(line, from), from, rest: line.slice(from).trim().length };
 }
 
 type Reason = { bits: number; text: string };
@@ -229,7 +256,13 @@ export function confidenceBits(record: ScoredRecord, match: ScoredMatch, line: s
     bits += b;
     reasons?.push({ bits: b, text: facts.marker === 'strong' ? 'an error marker on the line' : 'a warning or failure word on the line' });
   }
-  if (ctx.frameMatch) {
+  if (ctx.frameMatch === 'none') {
+    // the trace says where it was raised, and it was not in this record's file: another file
+    // raises the same text (a copy, a C module, a different call) — unless the frames print a
+    // build of the record's source (compiled JS of a TS file), which a specific message survives
+    bits -= NOT_IN_FRAMES;
+    reasons?.push({ bits: -NOT_IN_FRAMES, text: 'its file is in none of the stack trace frames' });
+  } else if (ctx.frameMatch) {
     const b = ctx.frameMatch === 'line' ? 16 : 10;
     bits += b;
     reasons?.push({ bits: b, text: ctx.frameMatch === 'line' ? 'raised at a frame of the stack trace' : 'its file is in the stack trace' });
@@ -257,13 +290,13 @@ const CONTEXT_SCORE = 0.05;
 
 /** Only the score (no reasons): for filtering many matches. */
 export function confidenceScore(record: ScoredRecord, match: ScoredMatch, line: string, ctx: MatchContext = {}, facts: LineFacts = lineFacts(line)): number {
-  if (ctx.role === 'frame' || ctx.role === 'quoted') return CONTEXT_SCORE;
+  if (ctx.role === 'frame' || ctx.role === 'quoted' || (facts.code && ctx.role !== 'exception')) return CONTEXT_SCORE;
   return scoreOfBits(confidenceBits(record, match, line, ctx, facts));
 }
 
 /** Confidence that `record` explains `line`, where `match` is its match on that line. */
 export function matchConfidence(record: ScoredRecord, match: ScoredMatch, line: string, ctx: MatchContext = {}, facts: LineFacts = lineFacts(line)): Confidence {
-  if (ctx.role === 'frame' || ctx.role === 'quoted') {
+  if (ctx.role === 'frame' || ctx.role === 'quoted' || (facts.code && ctx.role !== 'exception')) {
     return { score: CONTEXT_SCORE, label: 'unlikely', reasons: [ctx.role === 'frame' ? 'a stack frame line (context, not an error)' : 'source code quoted by a traceback (context, not an error)'] };
   }
   const reasons: Reason[] = [];

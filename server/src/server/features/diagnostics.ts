@@ -17,7 +17,7 @@ import {
   DocumentDiagnosticReportKind,
 } from 'vscode-languageserver';
 import type { ErrorBlock } from '../../core/blocks';
-import { type RecordMatch, bestOfBlock } from '../../core/catalog';
+import { type RecordMatch, bestOfBlock, continuesTrace, traceChoice } from '../../core/catalog';
 import { ErrorRecord, RecordProblem, Severity, severityRank } from '../../core/record';
 import { problemCode, problemMessage } from '../../core/problem';
 import { oneLine, safeGithubUrl } from '../../core/render';
@@ -191,7 +191,10 @@ export async function documentDiagnostics(ctx: ServerContext, doc: TrackedDocume
   const key = `${ctx.epoch()}:${minRank}:${max}:${minConfidence}`; // the epoch changes with every settings change
   // Appending to a log: the lines up to the previous report's last match are unchanged and in
   // place, so extend that report from the first edited line instead of walking every line.
-  const incremental = prev !== undefined && prev.key === key && doc.diagnosticsDirtyFrom > prev.lastMatchedLine;
+  // (not when the appended text starts with an exception chained to one above: that changes the
+  // trace's problem, traceChoice)
+  const incremental =
+    prev !== undefined && prev.key === key && doc.diagnosticsDirtyFrom > prev.lastMatchedLine && doc.blocks.blocksIn(doc.diagnosticsDirtyFrom, doc.diagnosticsDirtyFrom + 1)[0]?.chain === undefined;
   const base = incremental ? prev.base.slice() : [];
   let omitted = incremental ? prev.omitted : 0;
   let firstOmitted = incremental ? prev.firstOmitted : undefined;
@@ -204,14 +207,23 @@ export async function documentDiagnostics(ctx: ServerContext, doc: TrackedDocume
     let block = blocks[bi];
     while (block && block.last < i) block = blocks[++bi];
     if (block && block.first <= i) {
-      // one diagnostic per block: the best match of its exception lines
-      // (the exclude list and severity overrides as for any match)
-      const per = block.exceptions.map((e) =>
-        (matches[e.lineIndex] ?? NO_MATCHES).filter((m) => m.confidence.score >= minConfidence && !isExcluded(settings, m.record) && effectiveSeverity(settings, m.record).rank <= minRank),
+      // one diagnostic per trace (a block and the blocks chained to it): the best match of its
+      // exception lines, core/catalog traceChoice (the exclude list and severity overrides as for
+      // any match)
+      const members = [block];
+      while (blocks[bi + 1] && continuesTrace(members[members.length - 1]!, blocks[bi + 1]!)) members.push(blocks[++bi]!);
+      const pers = members.map((b) =>
+        b.exceptions.map((e) =>
+          (matches[e.lineIndex] ?? NO_MATCHES).filter((m) => m.confidence.score >= minConfidence && !isExcluded(settings, m.record) && effectiveSeverity(settings, m.record).rank <= minRank),
+        ),
       );
-      const best = bestOfBlock(per)[0];
+      const k = traceChoice(members, pers.map((per) => bestOfBlock(per)[0]));
+      const chosen = members[Math.max(0, k)]!;
+      const per = pers[Math.max(0, k)]!;
+      const best = k >= 0 ? bestOfBlock(per)[0] : undefined;
       if (best) {
-        lastMatchedLine = block.last;
+        block = chosen;
+        lastMatchedLine = members[members.length - 1]!.last;
         const line = block.exceptions[per.findIndex((ms) => ms.some((m) => m.record.id === best.record.id))]!.lineIndex;
         if (base.length < max) {
           try {
@@ -224,7 +236,7 @@ export async function documentDiagnostics(ctx: ServerContext, doc: TrackedDocume
           firstOmitted ??= { start: { line: block.first, character: 0 }, end: { line: block.last, character: doc.line(block.last).length } };
         }
       }
-      i = block.last;
+      i = members[members.length - 1]!.last;
       bi++;
       continue;
     }
