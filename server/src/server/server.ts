@@ -2,7 +2,8 @@
 // ServerContext + plain params; what the server keeps between requests lives in state/ (the
 // records and their reloads: state/records.ts). startServer() works with any Connection (stdio,
 // node IPC, a Web Worker's port, or an in-memory stream pair in tests) and assumes no particular
-// editor. Every handler is bound through one helper (answer / notified below): failures are
+// editor. wire() builds the state and feature helpers once; bindLifecycle, bindNotifications and
+// bindRequests bind every handler through one helper (binder: answer / notified): failures are
 // contained (runSafe), and what needs the records waits for their first load.
 import {
   type CancellationToken,
@@ -55,6 +56,7 @@ import { FileRefResolver } from './state/fileRefResolver';
 import { isLogLike } from './state/logKind';
 import { RaiseSiteResolver } from './state/raiseSiteResolver';
 import { RecordsState } from './state/records';
+import type { LoadedRecords } from './state/recordSources';
 import { SeenRecords } from './state/seen';
 import { SECTION, SettingsStore } from './state/settings';
 import { Workspace } from './state/workspace';
@@ -107,8 +109,28 @@ function binder(log: Logger, ready: Promise<void>) {
   };
 }
 
+/** What the bindings share: the connection, the state, the feature helpers, the binder. */
+interface Wiring {
+  readonly connection: Connection;
+  readonly log: Logger;
+  readonly ctx: ServerContext;
+  readonly documents: DocumentStore;
+  readonly seen: SeenRecords;
+  readonly workspace: Workspace;
+  readonly records: RecordsState;
+  readonly raiseSites: RaiseSiteResolver;
+  readonly fileRefs: FileRefResolver;
+  readonly pusher: DiagnosticsPusher;
+  readonly logScans: LogScans;
+  readonly suggester: DatasetSuggester;
+  readonly answer: ReturnType<typeof binder>['answer'];
+  readonly notified: ReturnType<typeof binder>['notified'];
+  readonly loaded: () => LoadedRecords;
+  /** What the client can do (set at initialize). */
+  readonly client: { caps: ClientCaps };
+}
+
 export function startServer(connection: Connection, options: ServerOptions = {}): void {
-  const log: Logger = connection.console;
   if (!options.keepConsole) {
     console.log = (...a: unknown[]) => connection.console.log(a.map(String).join(' '));
     console.info = (...a: unknown[]) => connection.console.info(a.map(String).join(' '));
@@ -116,11 +138,18 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     console.error = (...a: unknown[]) => connection.console.error(a.map(String).join(' '));
     console.debug = console.log;
   }
+  const w = wire(connection, connection.console);
+  bindLifecycle(w, options);
+  bindNotifications(w);
+  bindRequests(w);
+  connection.listen();
+}
 
+/** The server's state and feature helpers, built once per connection. */
+function wire(connection: Connection, log: Logger): Wiring {
   const documents = new DocumentStore();
   const seen = new SeenRecords();
   const workspace = new Workspace();
-  let caps: ClientCaps = clientCaps({});
   const folders = () => workspace.folders;
 
   const openText = (file: string): string[] | undefined => documents.get(pathToUri(file))?.lines;
@@ -129,13 +158,14 @@ export function startServer(connection: Connection, options: ServerOptions = {})
 
   // Record-file problems as diagnostics on the record files (the files of the last load).
   let problemUris = new Set<string>();
+  const client = { caps: clientCaps({}) };
   const records: RecordsState = new RecordsState({
     log,
     documents,
     workspace,
     watching: () =>
-      caps.dynamicWatch
-        ? { relativePatterns: caps.relativePatterns, register: (watchers) => connection.client.register(DidChangeWatchedFilesNotification.type, { watchers }) }
+      client.caps.dynamicWatch
+        ? { relativePatterns: client.caps.relativePatterns, register: (watchers) => connection.client.register(DidChangeWatchedFilesNotification.type, { watchers }) }
         : undefined,
     problems: (problems) => {
       const byUri = problemDiagnostics([...problems]);
@@ -190,13 +220,16 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   const logScans = new LogScans(() => loaded().catalog, (r) => void connection.sendNotification(ScanLogUpdateNotification.type, r), log);
 
   function refreshDiagnostics(): void {
-    if (caps.pull) {
-      if (caps.refresh) connection.languages.diagnostics.refresh();
+    if (client.caps.pull) {
+      if (client.caps.refresh) connection.languages.diagnostics.refresh();
     } else pusher.scheduleAll();
   }
+  return { connection, log, ctx, documents, seen, workspace, records, raiseSites, fileRefs, pusher, logScans, suggester, answer, notified, loaded, client };
+}
 
-  // ------------------------------------------------------------------------------------------
-  // Lifecycle: the records load after `initialized`; every handler that needs them waits.
+/** initialize, initialized (the first record load), shutdown. */
+function bindLifecycle(w: Wiring, options: ServerOptions): void {
+  const { connection, client, log, workspace, records, logScans, suggester } = w;
 
   connection.onInitialize((params: InitializeParams): InitializeResult => {
     const c = params.capabilities;
@@ -215,7 +248,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       recordFiles: Array.isArray(init.recordFiles) ? init.recordFiles : undefined,
       dataset,
     });
-    caps = clientCaps(c);
+    client.caps = clientCaps(c);
     workspace.settings = new SettingsStore(
       c.workspace?.configuration
         ? (scopeUri) => connection.workspace.getConfiguration(scopeUri ? { scopeUri, section: SECTION } : { section: SECTION })
@@ -223,11 +256,11 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       () => workspace.trusted,
     );
     workspace.setFolders(params);
-    return initializeResult(caps);
+    return initializeResult(client.caps);
   });
 
   connection.onInitialized(() => {
-    if (caps.dynamicConfig) {
+    if (client.caps.dynamicConfig) {
       void connection.client.register(DidChangeConfigurationNotification.type, { section: SECTION }).catch(() => undefined);
     }
     try {
@@ -246,15 +279,17 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     logScans.dispose();
     records.dispose();
   });
+}
 
-  // ------------------------------------------------------------------------------------------
-  // Documents (incremental sync)
+/** Documents (incremental sync); configuration, watched files, trust, the web client's record files, seen records. */
+function bindNotifications(w: Wiring): void {
+  const { connection, client, documents, seen, workspace, records, raiseSites, fileRefs, pusher, suggester, notified, loaded } = w;
 
   connection.onDidOpenTextDocument(
     notified('didOpen', (p) => {
       const d = p.textDocument;
       documents.open(d.uri, d.languageId, d.version, d.text);
-      if (!caps.pull) pusher.schedule(d.uri);
+      if (!client.caps.pull) pusher.schedule(d.uri);
     }),
   );
   connection.onDidChangeTextDocument(
@@ -266,7 +301,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
         const file = uriToPath(doc.uri);
         if (file && loaded().index.raisedIn.recordsRaisedIn(file).length) raiseSites.clear();
       }
-      if (!caps.pull) pusher.schedule(doc.uri);
+      if (!client.caps.pull) pusher.schedule(doc.uri);
     }),
   );
   connection.onDidCloseTextDocument(
@@ -336,9 +371,11 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       }
     }),
   );
+}
 
-  // ------------------------------------------------------------------------------------------
-  // Requests: the table
+/** Requests: the table. */
+function bindRequests(w: Wiring): void {
+  const { connection, client, ctx, workspace, records, fileRefs, logScans, answer, loaded } = w;
 
   connection.onHover(answer('hover', null, (p, token) => hover(ctx, p, token), INTERACTIVE));
   connection.onDefinition(answer('definition', null, (p) => definition(ctx, fileRefs, p), INTERACTIVE));
@@ -387,7 +424,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     ScanLogRequest.type,
     answer('scanLog', null, async (p, token) => {
       // progress on the client's token, else on one we create (the client can cancel either)
-      const reporter = p?.workDoneToken !== undefined ? connection.window.attachWorkDoneProgress(p.workDoneToken) : caps.workDoneProgress ? await connection.window.createWorkDoneProgress() : undefined;
+      const reporter = p?.workDoneToken !== undefined ? connection.window.attachWorkDoneProgress(p.workDoneToken) : client.caps.workDoneProgress ? await connection.window.createWorkDoneProgress() : undefined;
       const progressToken = reporter && 'token' in reporter ? (reporter.token as typeof token) : undefined;
       return logScans.scan(p, reporter, () => token.isCancellationRequested || progressToken?.isCancellationRequested === true);
     }),
@@ -418,6 +455,4 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     const ds = records.dataset;
     return ds ? (r: Parameters<typeof ds.complete>[0]) => ds.complete(r) : undefined;
   }
-
-  connection.listen();
 }
