@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import ts from 'typescript';
 import { derivePattern, patternProblem } from '../../server/src/core/pattern';
 import { errLookupId, errLookupSlug } from '../../server/src/core/extract/records';
-import { SCHEMA_VERSION, type ErrorRecord, type Severity } from '../../server/src/core/record';
+import { type ErrorRecord, type Severity, skeletonRecord } from '../../server/src/core/record';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const OUT = process.argv[2] ? path.resolve(process.argv[2]) : path.join(ROOT, 'test', 'fixtures', 'real');
@@ -49,39 +49,24 @@ function records(): { records: ErrorRecord[]; skipped: { code: number; message: 
       skipped.push({ code: d.code, message: d.message, reason: problem });
       continue;
     }
-    out.push({
-      id: errLookupId(REPO, errorCode, d.message, SOURCE),
-      repo: REPO,
-      slug: errLookupSlug(errorCode, d.message),
-      errorCode,
-      errorMessage: d.message,
-      messagePattern,
-      errorType: 'error_code',
-      errorClass: null,
-      httpStatus: null,
-      severity: SEVERITY[d.category] ?? 'info',
-      filePath: SOURCE,
-      lineNumber: null,
-      sourceCode: null,
-      sourceCodeStart: null,
-      sourceCodeEnd: null,
-      githubUrl: `https://github.com/${REPO}/blob/v${ts.version}/${SOURCE}`,
-      documentation: null,
-      triggerScenarios: null,
-      commonSituations: null,
-      solutions: [],
-      exampleFix: null,
-      handlingStrategy: null,
-      validationCode: null,
-      typeGuard: null,
-      tryCatchPattern: null,
-      preventionTips: [],
-      tags: ['typescript', ts.DiagnosticCategory[d.category]!.toLowerCase()],
-      backgroundTag: null,
-      analyzedSha: null,
-      analyzedAt: null,
-      schemaVersion: SCHEMA_VERSION,
-    });
+    out.push(
+      skeletonRecord({
+        id: errLookupId(REPO, errorCode, d.message, SOURCE),
+        repo: REPO,
+        slug: errLookupSlug(errorCode, d.message),
+        errorCode,
+        errorMessage: d.message,
+        messagePattern,
+        errorType: 'error_code',
+        errorClass: null,
+        severity: SEVERITY[d.category] ?? 'info',
+        filePath: SOURCE,
+        githubUrl: `https://github.com/${REPO}/blob/v${ts.version}/${SOURCE}`,
+        solutions: [],
+        preventionTips: [],
+        tags: ['typescript', ts.DiagnosticCategory[d.category]!.toLowerCase()],
+      }),
+    );
   }
   return { records: out, skipped };
 }

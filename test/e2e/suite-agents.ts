@@ -11,36 +11,14 @@ import type { KnownErrorsNode } from '../../client/src/api';
 import { runMocha } from './lib/mocha';
 import { bashTerminal, runInTerminal } from './lib/terminal';
 import { api, closeAllEditors, fixtureUri, openFixture, poll } from './lib/util';
+import { noise, sentLine, writeLog } from '../shared/logs';
 
 const METADATA_ID = '12c38bb1afed0ec1'; // bundled "encode metadata not ready"
-const sentLine = (id: string): string => `[2026-08-28 05:10:05 MM-Encoder] ERROR: MMError: no staged embedding for /send req_id=${id} (already released)`;
-const noise = (i: number): string => `2026-08-28 05:10:05 INFO scheduler: decode batch ${i} ok, 31 running, 0 queued`;
 
 function toolText(r: vscode.LanguageModelToolResult): string {
   return r.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
 }
 
-/** Writes a log of about `mb` MiB with a matching line every `every` lines; the matched line numbers. */
-function writeLog(file: string, mb: number, every: number): number[] {
-  const fd = fs.openSync(file, 'w');
-  const matched: number[] = [];
-  let n = 0;
-  let size = 0;
-  let chunk = '';
-  while (size < mb * (1 << 20)) {
-    n++;
-    const l = n % every === 0 ? (matched.push(n), sentLine(`r${n}`)) : noise(n);
-    chunk += l + '\n';
-    size += l.length + 1;
-    if (chunk.length > 1 << 20) {
-      fs.writeSync(fd, chunk);
-      chunk = '';
-    }
-  }
-  fs.writeSync(fd, chunk);
-  fs.closeSync(fd);
-  return matched;
-}
 
 function find(nodes: KnownErrorsNode[], label: string | RegExp): KnownErrorsNode | undefined {
   return nodes.find((n) => (typeof label === 'string' ? n.label === label : label.test(n.label)));

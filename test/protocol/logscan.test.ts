@@ -9,34 +9,12 @@ import { CancellationTokenSource } from 'vscode-languageserver-protocol/node';
 import type { AgentExplainResult, LogLinesResult, ScanLogResult } from '../../server/src/protocol';
 import { FULL_CAPABILITIES, TestClient, copyFixture, waitFor } from './client';
 import { tempDir } from '../shared/paths';
+import { noise, sentLine, writeLog } from '../shared/logs';
 
 const SENT = '063d2eac5107dda5';
 const META = '12c38bb1afed0ec1';
-const sentLine = (id: string): string => `[2026-08-28 05:10:05 MM-Encoder] ERROR: MMError: no staged embedding for /send req_id=${id} (already released)`;
 const metaLine = 'ERROR sglang.srt: MMError: encode metadata not ready';
-const noise = (i: number): string => `2026-08-28 05:10:05 INFO scheduler: decode batch ${i} ok, 31 running, 0 queued`;
 
-/** A log of about `mb` MiB: noise with a matching line every `every` lines; returns the matched line numbers. */
-function writeLog(file: string, mb: number, every: number): number[] {
-  const fd = fs.openSync(file, 'w');
-  const matched: number[] = [];
-  let n = 0;
-  let size = 0;
-  let chunk = '';
-  while (size < mb * (1 << 20)) {
-    n++;
-    const l = n % every === 0 ? (matched.push(n), sentLine(`r${n}`)) : noise(n);
-    chunk += l + '\n';
-    size += l.length + 1;
-    if (chunk.length > 1 << 16) {
-      fs.writeSync(fd, chunk);
-      chunk = '';
-    }
-  }
-  fs.writeSync(fd, chunk);
-  fs.closeSync(fd);
-  return matched;
-}
 
 type Progress = { token: string | number; value: { kind: string; percentage?: number; cancellable?: boolean } };
 const counts = (r: ScanLogResult) => r.groups.map((g) => [g.record.id, g.count, g.firstLine, g.lastLine]);

@@ -19,22 +19,12 @@ import { DatasetCatalogs } from '../../server/src/server/state/datasetCatalogs';
 import { DEFAULT_SETTINGS } from '../../server/src/protocol';
 import { waitFor } from '../shared/poll';
 import { tempDir } from '../shared/paths';
+import type { IndexRow } from '../../server/src/core/dataset/types';
 
 const ROWS = 2400;
 const REPOS = ['acme/alpha', 'acme/beta', 'other/gamma', 'other/delta'];
 
-interface Row {
-  id: string;
-  repo: string;
-  slug: string;
-  code: string | null;
-  msg: string;
-  pattern: string;
-  type: string;
-  cls: string | null;
-  tags: string[];
-  sev: string;
-}
+type Row = IndexRow;
 
 function rowOf(i: number): Row {
   const msg = `Widget ${i} failed: cannot reach {host} for job_${i.toString(36)}_zq ("quoted [brackets]" ok)`;

@@ -8,6 +8,7 @@ import { documentDiagnostics } from '../../server/src/server/features/diagnostic
 import { lineMatches, scanDocument } from '../../server/src/server/features/matching';
 import { Cancelled, interactive, yieldToEventLoop } from '../../server/src/server/runSafe';
 import { fixtureRecords, makeCtx } from './server-ctx';
+import { editsMatchFresh } from './edits';
 
 /** Reference: apply an LSP range edit to a plain string. */
 function offsetAt(text: string, line: number, character: number): number {
@@ -107,26 +108,7 @@ describe('server: TrackedDocument', () => {
     const ctx = makeCtx();
     ctx.settings.diagnostics.maxPerFile = 3;
     const lineArb = fc.constantFrom('INFO ok', 'E: encode metadata not ready', 'W payment gateway g timed out after 3s', '', 'x');
-    const editArb = fc.tuple(fc.nat(12), fc.nat(3), fc.array(lineArb, { maxLength: 3 }), fc.boolean());
-    let n = 0;
-    await fc.assert(
-      fc.asyncProperty(fc.array(lineArb, { maxLength: 10 }), fc.array(editArb, { maxLength: 8 }), async (initial, edits) => {
-        const doc = ctx.documents.open(`file:///p${n++}.log`, 'log', 1, initial.join('\n'));
-        await documentDiagnostics(ctx, doc);
-        for (const [at, del, ins, append] of edits) {
-          const line = append ? doc.lineCount - 1 : Math.min(at, doc.lineCount - 1);
-          const endLine = append ? line : Math.min(line + del, doc.lineCount - 1);
-          const endChar = append ? doc.line(line).length : 0;
-          const text = append ? (ins.length ? '\n' + ins.join('\n') : '') : ins.map((l) => l + '\n').join('');
-          doc.apply([{ range: { start: { line, character: append ? doc.line(line).length : 0 }, end: { line: endLine, character: endChar } }, text }], doc.version + 1);
-          const got = await documentDiagnostics(ctx, doc);
-          const fresh = ctx.documents.open(`file:///fresh${n++}.log`, 'log', 1, doc.getText());
-          const want = await documentDiagnostics(ctx, fresh);
-          assert.deepEqual(got.items, want.items);
-        }
-      }),
-      { seed: 7, numRuns: 200 },
-    );
+    await editsMatchFresh(ctx, lineArb, { name: 'p', seed: 7, initialLines: 10 });
   });
 
   it('scanning a huge document is cancellable between slices', async () => {

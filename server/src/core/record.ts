@@ -49,6 +49,54 @@ export interface ErrorRecord {
   schemaVersion: number;
 }
 
+/** ErrorRecord keys in schema order (JSON output). */
+export const RECORD_KEYS: readonly (keyof ErrorRecord)[] = [
+  'id', 'repo', 'slug', 'errorCode', 'errorMessage', 'messagePattern', 'errorType', 'errorClass', 'httpStatus',
+  'severity', 'filePath', 'lineNumber', 'sourceCode', 'sourceCodeStart', 'sourceCodeEnd', 'githubUrl',
+  'documentation', 'triggerScenarios', 'commonSituations', 'solutions', 'exampleFix', 'handlingStrategy',
+  'validationCode', 'typeGuard', 'tryCatchPattern', 'preventionTips', 'tags', 'backgroundTag', 'analyzedSha',
+  'analyzedAt', 'schemaVersion',
+];
+
+const NONE: string[] = Object.freeze([] as string[]) as string[];
+
+/** What a skeleton record (a dataset row, a site `extract` found, a generated diagnostic) leaves
+ * empty: no site, no prose, no snippets. Its lists are shared and frozen. */
+export const SKELETON_DEFAULTS = {
+  httpStatus: null,
+  filePath: null,
+  lineNumber: null,
+  sourceCode: null,
+  sourceCodeStart: null,
+  sourceCodeEnd: null,
+  githubUrl: null,
+  documentation: null,
+  triggerScenarios: null,
+  commonSituations: null,
+  solutions: NONE,
+  exampleFix: null,
+  handlingStrategy: null,
+  validationCode: null,
+  typeGuard: null,
+  tryCatchPattern: null,
+  preventionTips: NONE,
+  backgroundTag: null,
+  analyzedSha: null,
+  analyzedAt: null,
+  schemaVersion: SCHEMA_VERSION,
+} satisfies Partial<ErrorRecord>;
+
+export type SkeletonFields = Omit<ErrorRecord, keyof typeof SKELETON_DEFAULTS> & Partial<ErrorRecord>;
+
+/** A whole record from what is known of it (the rest from SKELETON_DEFAULTS), keys in schema order. */
+export function skeletonRecord(fields: SkeletonFields): ErrorRecord {
+  const out = {} as Record<string, unknown>;
+  const given = fields as Partial<Record<keyof ErrorRecord, unknown>>;
+  const defaults = SKELETON_DEFAULTS as Partial<Record<keyof ErrorRecord, unknown>>;
+  for (const k of RECORD_KEYS) out[k] = given[k] !== undefined ? given[k] : defaults[k];
+  return out as unknown as ErrorRecord;
+}
+
 /** Where a record came from. Later origins override earlier ones on duplicate ids. */
 export type RecordOrigin = 'bundled' | 'dataset' | 'user' | 'workspace';
 

@@ -6,34 +6,12 @@
 // Caveats: object spread (`{...r}`) copies own fields only; JSON.stringify uses toJSON() and gives
 // the complete record. Assigning a field creates an own property as usual.
 import type { ErrorRecord, ErrorType, Severity } from '../record';
-import { ERROR_TYPES, SCHEMA_VERSION, SEVERITIES } from '../record';
+import { ERROR_TYPES, RECORD_KEYS, SEVERITIES, SKELETON_DEFAULTS } from '../record';
 import type { IndexRow } from './types';
 
 const EMPTY: string[] = Object.freeze([] as string[]) as string[];
 
-const DEFAULTS = {
-  httpStatus: null,
-  filePath: null,
-  lineNumber: null,
-  sourceCode: null,
-  sourceCodeStart: null,
-  sourceCodeEnd: null,
-  githubUrl: null,
-  documentation: null,
-  triggerScenarios: null,
-  commonSituations: null,
-  solutions: EMPTY,
-  exampleFix: null,
-  handlingStrategy: null,
-  validationCode: null,
-  typeGuard: null,
-  tryCatchPattern: null,
-  preventionTips: EMPTY,
-  backgroundTag: null,
-  analyzedSha: null,
-  analyzedAt: null,
-  schemaVersion: SCHEMA_VERSION,
-} satisfies Partial<ErrorRecord>;
+const DEFAULTS = SKELETON_DEFAULTS;
 
 type Defaulted = keyof typeof DEFAULTS;
 
@@ -61,14 +39,7 @@ export class LiteRecord implements ErrorRecord {
 }
 Object.assign(LiteRecord.prototype, DEFAULTS);
 
-/** ErrorRecord keys in schema order (for toJSON). */
-export const RECORD_KEYS: readonly (keyof ErrorRecord)[] = [
-  'id', 'repo', 'slug', 'errorCode', 'errorMessage', 'messagePattern', 'errorType', 'errorClass', 'httpStatus',
-  'severity', 'filePath', 'lineNumber', 'sourceCode', 'sourceCodeStart', 'sourceCodeEnd', 'githubUrl',
-  'documentation', 'triggerScenarios', 'commonSituations', 'solutions', 'exampleFix', 'handlingStrategy',
-  'validationCode', 'typeGuard', 'tryCatchPattern', 'preventionTips', 'tags', 'backgroundTag', 'analyzedSha',
-  'analyzedAt', 'schemaVersion',
-];
+export { RECORD_KEYS };
 
 export function isLiteRecord(r: ErrorRecord): r is LiteRecord {
   return r instanceof LiteRecord;

@@ -7,7 +7,7 @@
 // No explanation is invented: documentation, solutions and the other prose fields stay empty.
 import { createHash } from 'node:crypto';
 import { derivePattern, patternProblem } from '../pattern';
-import { type ErrorRecord, SCHEMA_VERSION } from '../record';
+import { type ErrorRecord, skeletonRecord } from '../record';
 import type { RaiseSite } from './sites';
 
 export const CONTEXT_LINES = 18;
@@ -53,7 +53,7 @@ export function siteToRecord(site: SiteInFile, repo: string, sha: string | null)
   if (problem) return { filePath: site.filePath, line: site.line, message: site.message, reason: problem };
   const start = Math.max(1, site.line - CONTEXT_LINES);
   const end = Math.min(site.lines.length, site.line + CONTEXT_LINES);
-  return {
+  return skeletonRecord({
     id: errLookupId(repo, null, site.message, site.filePath),
     repo,
     slug: errLookupSlug(null, site.message),
@@ -62,7 +62,6 @@ export function siteToRecord(site: SiteInFile, repo: string, sha: string | null)
     messagePattern,
     errorType: site.errorType,
     errorClass: site.errorClass,
-    httpStatus: null,
     severity: 'error',
     filePath: site.filePath,
     lineNumber: site.line,
@@ -70,22 +69,11 @@ export function siteToRecord(site: SiteInFile, repo: string, sha: string | null)
     sourceCodeStart: start,
     sourceCodeEnd: end,
     githubUrl: sha ? `https://github.com/${repo}/blob/${sha}/${site.filePath.split('/').map(encodeURIComponent).join('/')}#L${start}-L${end}` : null,
-    documentation: null,
-    triggerScenarios: null,
-    commonSituations: null,
     solutions: [],
-    exampleFix: null,
-    handlingStrategy: null,
-    validationCode: null,
-    typeGuard: null,
-    tryCatchPattern: null,
     preventionTips: [],
     tags: site.tags ? [...site.tags] : [],
-    backgroundTag: null,
     analyzedSha: sha,
-    analyzedAt: null,
-    schemaVersion: SCHEMA_VERSION,
-  };
+  });
 }
 
 /** Sort by file and line, keep the first record of each id, make slugs unique. Deterministic. */
