@@ -6,7 +6,7 @@
 // are the reference: unit tests compare the two on every tier, alignment and overflow.
 //
 // Config block at `cfg` (i32 words), one row of 8 per tier (T12, T8, T4 at bytes 0, 32, 64; A16
-// and A8 at 128, 160; T2 at 192):
+// and A8 at 128, 160; T2 at 192; T4s at 256):
 //   [filterPtr, filterShift, tablePtr, buckets, keyLen, size, bitmapBits, stride]
 // and at 224 the pair keys: [tablePtr, count] (16 bytes each: record, length, o1, o2, 0, key bytes).
 // Filter: T12 and A16 are blocked Bloom filters (2^(32 - filterShift) words; one word per hash,
@@ -29,6 +29,9 @@ const ROW: usize = 32;
 const ROW_A16: usize = 128;
 const ROW_A8: usize = 160;
 const ROW_T2: usize = 192;
+const ROW_T4S: usize = 256;
+/** Bytes of the block each pair key is searched in before the next key (a multiple of 16). */
+const PAIR_CHUNK: i32 = 8192;
 
 /** floor(h * n / 2^32): a uniform index in [0, n) from the top bits of h. */
 @inline function reduce(h: u32, n: u32): u32 {
@@ -55,7 +58,7 @@ const FP0: i32 = 0x27d4eb2f;
 const FP_STEP: i32 = 0x9e3779b8;
 
 /** The key fingerprint of the m bytes at p (same as bytes.ts fingerprint()): independent products
- * of its 4-byte words and of its last m % 4 bytes, mixed. */
+ * of its 4-byte words and of its last m % 4 bytes (as its last 4 bytes when m >= 4), mixed. */
 function fingerprint(p: usize, m: i32): i32 {
   let h: i32 = m;
   let k: i32 = 0;
@@ -64,9 +67,12 @@ function fingerprint(p: usize, m: i32): i32 {
     h ^= load<i32>(p + <usize>k) * c;
     c += FP_STEP;
   }
-  let tail: i32 = 0;
-  for (let s: i32 = 0; k < m; k++, s += 8) tail |= <i32>load<u8>(p + <usize>k) << s;
-  h ^= tail * c;
+  if (k < m) {
+    let tail: i32 = 0;
+    if (m >= 4) tail = load<i32>(p + <usize>(m - 4));
+    else for (let s: i32 = 0; k < m; k++, s += 8) tail |= <i32>load<u8>(p + <usize>k) << s;
+    h ^= tail * c;
+  }
   h = (h ^ <i32>(<u32>h >>> 16)) * C5;
   return h ^ <i32>(<u32>h >>> 15);
 }
@@ -84,13 +90,18 @@ function probe(row: usize, h: i32, probe: i32, block: usize, n: i32): void {
   let bucket = reduce(<u32>h, buckets);
   let fp: i32 = 0;
   let fpAt: i32 = -1;
+  const vh = i32x4.splat(h);
   for (;;) {
     const base = table + (<usize>bucket << 6);
     const meta = load<i32>(base, 60);
     const used = meta & 0xff;
-    for (let i: i32 = 0; i < used; i++) {
+    // the slots whose window hash is h (four at once, then the fifth), of the used ones
+    let eq = <u32>i32x4.bitmask(i32x4.eq(v128.load(base), vh)) | (load<i32>(base, 16) == h ? 16 : 0);
+    eq &= (<u32>1 << <u32>used) - 1;
+    while (eq != 0) {
+      const i = <i32>ctz(eq);
+      eq &= eq - 1;
       const slot = base + (<usize>i << 2);
-      if (load<i32>(slot) != h) continue;
       const payload = load<i32>(slot, SLOTS * 8);
       const at = probe - (payload & 15);
       if (at < 0) continue; // (a key may end in the zero padding: see bytes.ts probe)
@@ -114,23 +125,28 @@ function probe(row: usize, h: i32, probe: i32, block: usize, n: i32): void {
   }
 }
 
-/** Stable sort of `count` (position, record) pairs at p by position (bottom-up merge sort through
- * `tmp`); returns where the sorted pairs are (p or tmp). Hits arrive nearly sorted: a run check
- * skips the sort. */
+/** End of the ascending run of hits that starts at i (positions nondecreasing), at most count. */
+@inline function runEnd(src: usize, i: i32, count: i32): i32 {
+  let j = i + 1;
+  while (j < count && load<i32>(src + (<usize>j << 3)) >= load<i32>(src + (<usize>(j - 1) << 3))) j++;
+  return j;
+}
+
+/** Stable sort of `count` (position, record) pairs at p by position through `tmp`; returns where
+ * the sorted pairs are (p or tmp). Hits arrive as a few ascending runs (a tier's pass each):
+ * adjacent runs are merged pairwise, round by round (log2 of the runs, not of the hits). */
 function sortHits(p: usize, count: i32, tmp: usize): usize {
-  let sorted = true;
-  for (let i: i32 = 1; i < count; i++)
-    if (load<i32>(p + (<usize>i << 3)) < load<i32>(p + (<usize>(i - 1) << 3))) {
-      sorted = false;
-      break;
-    }
-  if (sorted) return p;
+  if (count <= 1 || runEnd(p, 0, count) >= count) return p;
   let src = p;
   let dst = tmp;
-  for (let width: i32 = 1; width < count; width <<= 1) {
-    for (let lo: i32 = 0; lo < count; lo += width << 1) {
-      const mid = min(lo + width, count);
-      const hi = min(lo + (width << 1), count);
+  let runs: i32 = 2;
+  while (runs > 1) {
+    let lo: i32 = 0;
+    runs = 0;
+    while (lo < count) {
+      const mid = runEnd(src, lo, count);
+      const hi = mid < count ? runEnd(src, mid, count) : mid;
+      runs++;
       let a = lo;
       let b = mid;
       let o = lo;
@@ -146,12 +162,16 @@ function sortHits(p: usize, count: i32, tmp: usize): usize {
       }
       for (; a < mid; a++, o++) store<i64>(dst + (<usize>o << 3), load<i64>(src + (<usize>a << 3)));
       for (; b < hi; b++, o++) store<i64>(dst + (<usize>o << 3), load<i64>(src + (<usize>b << 3)));
+      lo = hi;
     }
-    const t = src;
-    src = dst;
-    dst = t;
+    // (each merge wrote one ascending run: after one merge, all is sorted in dst)
+    if (runs > 1) {
+      const t = src;
+      src = dst;
+      dst = t;
+    }
   }
-  return src;
+  return dst;
 }
 
 /** Write T12's probe at byte `pos` (hash h) at the end of the candidate list; 1 when it passes the
@@ -244,18 +264,23 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
     }
   }
   // pair keys (few records with short literals only): each key where its two rarest bytes are,
-  // 16 positions at a time (reads up to 21 bytes past a position: the zero padding)
+  // 16 positions at a time (reads up to 21 bytes past a position: the zero padding); key by key
+  // over chunks of the block that stay in the first-level cache, each key's two byte vectors made
+  // once per chunk
   const pairs = <usize>load<i32>(cfg, 224);
   const np = load<i32>(cfg, 228);
-  if (np > 0) {
-    for (let i: i32 = 0; i < n; i += 16) {
-      for (let k: i32 = 0; k < np; k++) {
-        const e = pairs + (<usize>k << 4);
-        const o1 = <usize>load<u8>(e, 5);
-        const o2 = <usize>load<u8>(e, 6);
-        const x = i8x16.eq(v128.load(block + <usize>i + o1), i8x16.splat(load<u8>(e + 8 + o1)));
-        const y = i8x16.eq(v128.load(block + <usize>i + o2), i8x16.splat(load<u8>(e + 8 + o2)));
-        let m = <u32>i8x16.bitmask(v128.and(x, y));
+  for (let c: i32 = 0; np > 0 && c < n; c += PAIR_CHUNK) {
+    const ce = min(c + PAIR_CHUNK, n);
+    for (let k: i32 = 0; k < np; k++) {
+      const e = pairs + (<usize>k << 4);
+      const o1 = <usize>load<u8>(e, 5);
+      const o2 = <usize>load<u8>(e, 6);
+      const v1 = i8x16.splat(load<u8>(e + 8 + o1));
+      const v2 = i8x16.splat(load<u8>(e + 8 + o2));
+      const b1 = block + o1;
+      const b2 = block + o2;
+      for (let i: i32 = c; i < ce; i += 16) {
+        let m = <u32>i8x16.bitmask(v128.and(i8x16.eq(v128.load(b1 + <usize>i), v1), i8x16.eq(v128.load(b2 + <usize>i), v2)));
         while (m != 0) {
           const p = i + <i32>ctz(m);
           m &= m - 1;
@@ -274,8 +299,8 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
       }
     }
   }
-  // T4 and T2 (records with short literals only): passes of their own at their strides, looked
-  // up at once (small bitmaps, rarely passed)
+  // T4 (unless fused below), T4s and T2 (records with short literals only): passes of their own at
+  // their strides, looked up at once (small bitmaps, rarely passed)
   const useT12 = load<i32>(r12, 20) != 0;
   const f4 = <usize>load<i32>(r4);
   const b4 = <u32>load<i32>(r4, 24);
@@ -287,6 +312,19 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
       const h = load<i32>(block + <usize>p) * C1;
       if (inBitmap(f4, b4, h)) {
         probe(r4, h, p, block, n);
+        if (outCount < 0) return -1;
+      }
+    }
+  }
+  const r4s = cfg + ROW_T4S;
+  if (load<i32>(r4s, 20) != 0) {
+    const f = <usize>load<i32>(r4s);
+    const b = <u32>load<i32>(r4s, 24);
+    const s = load<i32>(r4s, 28);
+    for (let p: i32 = 0; p < n; p += s) {
+      const h = load<i32>(block + <usize>p) * C1;
+      if (inBitmap(f, b, h)) {
+        probe(r4s, h, p, block, n);
         if (outCount < 0) return -1;
       }
     }

@@ -8,14 +8,10 @@
 'use strict';
 const path = require('path');
 const { startCodeServer, launchBrowser, ROOT } = require('./code-server');
-const { waitFullyRendered } = require('./lib/ui');
+const { TestFailure, cliArg, runMain, openFile, openWorkbench, runCommand, waitFullyRendered } = require('./lib/ui');
 
-const arg = (name, def) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : def;
-};
-const workspace = path.resolve(arg('workspace'));
-const screenshot = path.resolve(arg('screenshot', path.join(ROOT, 'test', 'e2e', 'artifacts', 'hover.png')));
+const workspace = path.resolve(cliArg('workspace'));
+const screenshot = path.resolve(cliArg('screenshot', path.join(ROOT, 'test', 'e2e', 'artifacts', 'hover.png')));
 const FILE = 'app.log';
 const TOKEN = 'receive_count'; // a word of the error line (Monaco renders spaces as U+00A0)
 const EXPECT = [
@@ -23,28 +19,17 @@ const EXPECT = [
   'req-42', // the capture req_id of this line
 ];
 
-class TestFailure extends Error {}
 
 async function main() {
   const cs = await startCodeServer({ workspace });
   const browser = await launchBrowser();
   try {
-    const page = await browser.newPage({ viewport: { width: 1440, height: 960 } });
-    page.setDefaultTimeout(120000);
-    await page.goto(cs.url([['extensionDevelopmentPath', cs.remote(ROOT)], ['skipWelcome', 'true']]), { waitUntil: 'domcontentloaded' });
-    await page.locator('.monaco-workbench').waitFor();
-    // The extension is active once its status item is there.
-    await page.locator('.statusbar-item', { hasText: /Error Explainer|error records?/ }).first().waitFor();
+    // (the extension is active once its status item is there)
+    const page = await openWorkbench(browser, cs, ROOT, { viewport: { width: 1440, height: 960 }, timeout: 120000 });
     console.log('workbench ready, extension active');
 
     // Open the log like a person: Ctrl+P, type the name, Enter.
-    await page.locator('.monaco-workbench .part.editor').click();
-    await page.keyboard.press('Control+P');
-    const input = page.locator('.quick-input-widget input');
-    await input.waitFor({ state: 'visible' });
-    await page.keyboard.type(FILE, { delay: 30 });
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: FILE }).first().waitFor();
-    await page.keyboard.press('Enter');
+    await openFile(page, FILE);
     const line = page.locator('.monaco-editor .view-lines .view-line', { hasText: TOKEN }).first();
     await line.waitFor();
     console.log(`opened ${FILE}`);
@@ -144,11 +129,7 @@ async function main() {
     // extension's QuickPick, wait for the server's hits, Enter opens the record view.
     await page.mouse.move(box.x, box.y + 300);
     await page.keyboard.press('Escape');
-    await page.keyboard.press('F1');
-    await input.waitFor({ state: 'visible' });
-    await page.keyboard.type('Error Explainer: Search Error Records', { delay: 10 });
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Search Error Records' }).first().waitFor();
-    await page.keyboard.press('Enter');
+    await runCommand(page, 'Error Explainer: Search Error Records');
     await page.locator('.quick-input-widget', { hasText: 'Search Error Records' }).waitFor();
     await page.keyboard.type('receive_count drift', { delay: 40 });
     const hit = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Inconsistent receive_count for req_id=' }).first();
@@ -163,10 +144,4 @@ async function main() {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (e) => {
-    console.error(e instanceof TestFailure ? `FAIL ui hover: ${e.message}` : e);
-    process.exit(e instanceof TestFailure ? 1 : 2);
-  },
-);
+runMain('ui hover', main);

@@ -18,14 +18,10 @@
 const fs = require('fs');
 const path = require('path');
 const { startCodeServer, launchBrowser, ROOT } = require('./code-server');
-const { TestFailure, waitFullyRendered, openFile, runCommand, until } = require('./lib/ui');
+const { TestFailure, cliArg, runMain, openWorkbench, waitFullyRendered, openFile, runCommand, until } = require('./lib/ui');
 
-const arg = (name, def) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : def;
-};
-const workspace = path.resolve(arg('workspace'));
-const artifacts = path.resolve(arg('artifacts', path.join(ROOT, 'test', 'e2e', 'artifacts')));
+const workspace = path.resolve(cliArg('workspace'));
+const artifacts = path.resolve(cliArg('artifacts', path.join(ROOT, 'test', 'e2e', 'artifacts')));
 const check = (ok, what) => {
   if (!ok) throw new TestFailure(what);
   console.log(`PASS ${what}`);
@@ -206,12 +202,7 @@ async function main() {
   const cs = await startCodeServer({ workspace });
   const browser = await launchBrowser();
   try {
-    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-    page.setDefaultTimeout(60000);
-    await page.goto(cs.url([['extensionDevelopmentPath', cs.remote(ROOT)], ['skipWelcome', 'true']]), { waitUntil: 'domcontentloaded' });
-    await page.locator('.monaco-workbench').waitFor({ timeout: 120000 });
-    await page.locator('.statusbar-item', { hasText: /Error Explainer|error records?/ }).first().waitFor({ timeout: 120000 });
-    await page.locator('.monaco-workbench .part.editor').click();
+    const page = await openWorkbench(browser, cs, ROOT, { viewport: { width: 1440, height: 900 }, timeout: 60000 });
     const only = process.env.UI_STEPS ? process.env.UI_STEPS.split(/\s+/) : undefined; // e.g. UI_STEPS="ansi settings"
     const steps = [['ansi', ansiLog], ['problems', problems], ['terminal', terminal], ['status', statusItem], ['search', searchAndRecord], ['settings', userSettings], ['dataset', offlineDataset], ['walkthrough', walkthrough]];
     for (const [name, step] of steps.filter(([n]) => !only || only.includes(n))) {
@@ -231,10 +222,4 @@ async function main() {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (e) => {
-    console.error(e instanceof TestFailure ? `FAIL ui tour: ${e.message}` : e);
-    process.exit(e instanceof TestFailure || (e && e.name === 'TimeoutError') ? 1 : 2);
-  },
-);
+runMain('ui tour', main);

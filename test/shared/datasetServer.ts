@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
-import { FIXTURES } from './paths';
+import { FIXTURES, tempDir } from './paths';
 
 export const FIXTURE_DATASET = path.join(FIXTURES, 'dataset');
 
@@ -140,4 +140,23 @@ export function listFiles(dir: string): string[] {
   };
   walk(dir, '');
   return out.sort();
+}
+
+/** Mocha hooks of a suite that talks to the fixture server: one server for the suite (a test may
+ * replace it; the last one is closed); per test a fresh temp folder (removed after it) and an
+ * empty request log. Read its fields inside tests. */
+export function fixtureSuite(tempPrefix: string): { server: FixtureServer; readonly tmp: string } {
+  const s = {} as { server: FixtureServer; tmp: string };
+  before(async () => {
+    s.server = await FixtureServer.start();
+  });
+  after(async () => {
+    await s.server.close();
+  });
+  beforeEach(() => {
+    s.tmp = tempDir(tempPrefix);
+    s.server.requests.length = 0;
+  });
+  afterEach(() => fs.rmSync(s.tmp, { recursive: true, force: true }));
+  return s;
 }

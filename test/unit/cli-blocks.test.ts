@@ -6,8 +6,10 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { AFTER, BlockContext } from '../../server/src/cli/blockContext';
+import { main } from '../../server/src/cli/main';
+import { LineHits } from '../../server/src/core/engine';
 import { forEachMatchingLine } from '../../server/src/core/lineScan';
 import { findBlocks } from '../../server/src/core/blocks';
 import { Catalog, continuesTrace, explainBlocks, traceChoice } from '../../server/src/core/catalog';
@@ -304,5 +306,79 @@ describe('cli scan: error blocks', () => {
     assert.ok(got.length > 0);
     assert.ok(got.every((r) => r.line === n && !r.block), JSON.stringify(got));
     assert.deepEqual(rows(got), expected([lines[n - 1]!]).map((w) => w.replace(/^1 /, `${n} `)));
+  });
+});
+
+describe('cli scan: what a matched line costs (issue 11 item 4)', () => {
+  // lines outside any error block are reported from the scan's hits: --format count makes no
+  // LineMatch (no captures), other formats make only those they print; lines inside a block's
+  // window are made once, when the window holds them
+  const made = { all: 0, some: 0, one: 0 };
+  const proto = LineHits.prototype as unknown as Record<string, (...a: unknown[]) => unknown>;
+  const orig = { matches: proto.matches!, matchesWhere: proto.matchesWhere!, make: proto.make! };
+  let dir: string;
+  let log: string;
+  before(() => {
+    proto.matches = function (this: unknown, ...a: unknown[]) {
+      made.all++;
+      return orig.matches.apply(this, a);
+    };
+    proto.matchesWhere = function (this: unknown, ...a: unknown[]) {
+      made.some++;
+      return orig.matchesWhere.apply(this, a);
+    };
+    proto.make = function (this: unknown, ...a: unknown[]) {
+      made.one++;
+      return orig.make.apply(this, a);
+    };
+    dir = tempDir('cli-cost');
+    // plain lines far from any traceback, each matching one record; then one traceback
+    const lines: string[] = [];
+    for (let i = 0; i < 300; i++) lines.push(i % 3 === 0 ? `2026-12-01 09:00:00 ERROR unknown archive format 'zip${i}'` : `2026-12-01 09:00:00 INFO step ${i} done`);
+    lines.push('', ...traceLines('python/shutil_archive.txt'));
+    log = path.join(dir, 'plain.log');
+    writeFileSync(log, lines.join('\n') + '\n');
+  });
+  after(() => {
+    Object.assign(proto, orig);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const run = async (format: string, extra: string[] = []): Promise<string> => {
+    const out = new PassThrough();
+    const chunks: Buffer[] = [];
+    out.on('data', (b: Buffer) => chunks.push(b));
+    const code = await main(['scan', '--no-bundled', '--no-cache', '--records', RECORDS, '--format', format, ...extra, log], { stdin: Readable.from([]), stdout: out, stderr: new PassThrough(), cwd: REPO, env: {} });
+    assert.equal(code, 0);
+    return Buffer.concat(chunks).toString();
+  };
+
+  it('--format count: no LineMatch for a line outside a block; the same counts as json', async () => {
+    for (const minConf of ['0', '0.5']) {
+      made.all = made.some = made.one = 0;
+      const count = JSON.parse(await run('count', ['--min-confidence', minConf])) as { matches: number; belowConfidence: number; byRecord: Record<string, number> };
+      const countMade = { ...made };
+      const json = (await run('json', ['--min-confidence', minConf])).trimEnd().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: string });
+      const byRecord: Record<string, number> = {};
+      for (const j of json) byRecord[j.id] = (byRecord[j.id] ?? 0) + 1;
+      assert.equal(count.matches, json.length);
+      assert.deepEqual(count.byRecord, byRecord);
+      assert.ok(count.matches >= 100, `${count.matches} matches`);
+      // the only LineMatches made: the traceback's window lines (matches(), at most a few lines)
+      assert.equal(countMade.some, 0);
+      assert.ok(countMade.all <= 5, `count made the matches of ${countMade.all} lines`);
+    }
+  });
+
+  it('--format json: LineMatches only for the matches it prints', async () => {
+    made.all = made.some = made.one = 0;
+    const all = (await run('json', ['--min-confidence', '0'])).trimEnd().split('\n').filter(Boolean);
+    const madeAll = made.one;
+    made.all = made.some = made.one = 0;
+    // a threshold no plain match reaches: nothing printed, nothing made for those lines
+    const none = (await run('json', ['--min-confidence', '1'])).trimEnd().split('\n').filter(Boolean);
+    assert.equal(none.length, 0);
+    assert.ok(all.length >= 100);
+    assert.ok(madeAll >= 100, `${madeAll} made for ${all.length} printed`);
+    assert.ok(made.one <= 5 * 8, `${made.one} LineMatches made with nothing printed`);
   });
 });

@@ -1,29 +1,15 @@
 // DatasetService: what the language server calls (opt-in, selection from settings, lazy full
 // records, one-time suggestions), against the loopback fixture server.
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DatasetService, sourceLabel } from '../../server/src/core/dataset/service';
 import { isLiteRecord } from '../../server/src/core/dataset/lite';
-import { FIXTURE_DATASET, FixtureServer } from '../shared/datasetServer';
-import { tempDir } from '../shared/paths';
+import { FIXTURE_DATASET, FixtureServer, fixtureSuite } from '../shared/datasetServer';
 
 const WS = path.join(FIXTURE_DATASET, 'workspace');
 
 describe('dataset: DatasetService (server side)', () => {
-  let server: FixtureServer;
-  let tmp: string;
-  before(async () => {
-    server = await FixtureServer.start();
-  });
-  after(async () => {
-    await server.close();
-  });
-  beforeEach(() => {
-    tmp = tempDir('dataset-svc');
-    server.requests.length = 0;
-  });
-  afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  const fx = fixtureSuite('dataset-svc');
 
   it('names the dataset source in the opt-in offer: the public host, a mirror, a local folder', () => {
     assert.equal(sourceLabel('https://errors.standardbeagle.com'), 'errors.standardbeagle.com');
@@ -32,33 +18,33 @@ describe('dataset: DatasetService (server side)', () => {
   });
 
   it('does nothing before opt-in except offer it once', async () => {
-    const ds = new DatasetService(path.join(tmp, 'dataset'));
-    ds.configure({ url: server.base('s', 'current'), repos: ['*'], refreshHours: 24 });
+    const ds = new DatasetService(path.join(fx.tmp, 'dataset'));
+    ds.configure({ url: fx.server.base('s', 'current'), repos: ['*'], refreshHours: 24 });
     assert.deepEqual(await ds.records(), []);
     assert.equal(await ds.syncIfDue(), undefined);
     const offer = ds.pendingSuggestion([WS]);
     assert.equal(offer?.kind, 'optIn');
     assert.match(offer!.message, /^Your workspace uses left-pad, axios, express and \d+ more\. Download ErrLookup's explanations/);
-    assert.ok(offer!.message.endsWith(`(${new URL(server.base('s', 'current')).host})?`), `the configured source is named: ${offer!.message}`);
+    assert.ok(offer!.message.endsWith(`(${new URL(fx.server.base('s', 'current')).host})?`), `the configured source is named: ${offer!.message}`);
     assert.equal(ds.pendingSuggestion([WS]), undefined, 'offered once');
-    assert.equal(new DatasetService(path.join(tmp, 'dataset')).pendingSuggestion([WS]), undefined, 'also after a restart');
+    assert.equal(new DatasetService(path.join(fx.tmp, 'dataset')).pendingSuggestion([WS]), undefined, 'also after a restart');
     assert.equal(ds.suggest([WS]).needsSync, true);
-    assert.deepEqual(server.requests, [], 'no request before opt-in');
+    assert.deepEqual(fx.server.requests, [], 'no request before opt-in');
   });
 
   it('after opt-in: selection from settings, lazy full records, suggestions for the rest', async () => {
-    const ds = new DatasetService(path.join(tmp, 'dataset'));
-    ds.configure({ url: server.base('s', 'current'), repos: [], refreshHours: 24 });
+    const ds = new DatasetService(path.join(fx.tmp, 'dataset'));
+    ds.configure({ url: fx.server.base('s', 'current'), repos: [], refreshHours: 24 });
     assert.equal((await ds.sync()).status, 'updated');
     assert.deepEqual(await ds.records(), [], 'no repository chosen yet');
-    ds.configure({ url: server.base('s', 'current'), repos: ['axios/axios'], refreshHours: 24 });
+    ds.configure({ url: fx.server.base('s', 'current'), repos: ['axios/axios'], refreshHours: 24 });
     const recs = await ds.records();
     assert.equal(recs.length, 2);
     assert.ok(recs.every(isLiteRecord));
     const full = await ds.complete(recs[0]!);
     assert.ok(!isLiteRecord(full));
     assert.equal(full.id, recs[0]!.id);
-    assert.equal(server.count('/s/data/repos/axios/axios.json'), 1);
+    assert.equal(fx.server.count('/s/data/repos/axios/axios.json'), 1);
     assert.equal((await ds.syncIfDue())?.status, 'skipped', 'refreshHours not passed');
 
     const sug = ds.suggest([WS]);
@@ -78,7 +64,7 @@ describe('dataset: DatasetService (server side)', () => {
 
   it('complete() falls back to the index record when the repository cannot be fetched', async () => {
     const other = await FixtureServer.start();
-    const ds = new DatasetService(path.join(tmp, 'dataset'));
+    const ds = new DatasetService(path.join(fx.tmp, 'dataset'));
     ds.configure({ url: other.base('o', 'current'), repos: ['psf/requests'], refreshHours: 24 });
     await ds.sync();
     const [lite] = await ds.records();

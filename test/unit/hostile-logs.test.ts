@@ -20,6 +20,7 @@ import { MatchEngine } from '../../server/src/core/engine';
 const PEAK_RSS_KB = "(() => { try { return Number(/VmHWM:\\s+(\\d+) kB/.exec(require('fs').readFileSync('/proc/self/status', 'utf8'))[1]); } catch { return process.resourceUsage().maxRSS; } })()";
 import { parseRecordText } from '../../server/src/core/loader';
 import { CLI, REPO, tempDir } from '../shared/paths';
+import { bestMs } from '../shared/timing';
 
 const MB = 1024 * 1024;
 
@@ -101,17 +102,6 @@ async function writeFile(file: string, pieces: (Buffer | string)[], times = 1): 
   for (let t = 0; t < times; t++)
     for (const p of pieces) if (!ws.write(p)) await new Promise<void>((r) => ws.once('drain', () => r()));
   await new Promise<void>((r, j) => ws.end((e?: Error | null) => (e ? j(e) : r())));
-}
-
-/** Time of fn in ms (best of `runs`, so a busy neighbour on the machine does not fail the test). */
-function bestMs(fn: () => void, runs = 2): number {
-  let best = Infinity;
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    fn();
-    best = Math.min(best, performance.now() - t0);
-  }
-  return best;
 }
 
 /**

@@ -10,6 +10,7 @@ import { linearRegex, MAX_PROGRAM_SIZE, SETS } from '../../server/src/core/linea
 import { parseRecordText } from '../../server/src/core/loader';
 import { patternProblem } from '../../server/src/core/pattern';
 import { REPO } from '../shared/paths';
+import { bestMs } from '../shared/timing';
 
 /** The engine's RegexMatcher result as [start, end, ...capture spans], or null. */
 function linear(pattern: string, text: string): number[] | null {
@@ -30,16 +31,6 @@ function unitsOf(ranges: number[]): Set<number> {
   const s = new Set<number>();
   for (let i = 0; i < ranges.length; i += 2) for (let c = ranges[i]!; c <= ranges[i + 1]!; c++) s.add(c);
   return s;
-}
-
-function bestMs(fn: () => void, runs = 2): number {
-  let best = Infinity;
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    fn();
-    best = Math.min(best, performance.now() - t0);
-  }
-  return best;
 }
 
 describe('linear regex: JavaScript meaning kept', () => {

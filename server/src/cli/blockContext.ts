@@ -60,7 +60,13 @@ export class BlockContext<T> implements BlockHooks {
   private longK = -1;
   private longText = '';
 
-  constructor(private readonly emit: Emit<T>) {
+  /** emit: each matched line handed back, with its block and role. hold: what a payload becomes
+   * when its line waits for a window (made while the caller's data is still valid); a line with no
+   * block near is emitted at once, during match(), with the payload as given. */
+  constructor(
+    private readonly emit: Emit<T>,
+    private readonly hold: (payload: T) => T = (p) => p,
+  ) {
     this.stream = new BlockStream<T>((l) => {
       if (l.payload !== undefined) this.emit(l.lineNumber, l.line, l.payload, l.block, l.role);
     });
@@ -129,7 +135,7 @@ export class BlockContext<T> implements BlockHooks {
       if (l === undefined) this.stream.flush();
       else this.feed(k, l, undefined);
     }
-    this.feed(lineNumber, line, payload);
+    this.feed(lineNumber, line, this.hold(payload));
     this.want = Math.max(this.want, lineNumber + AFTER);
   }
 

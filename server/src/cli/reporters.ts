@@ -47,6 +47,9 @@ export interface Totals {
 export interface Reporter {
   begin(): void;
   match(e: MatchEvent): void;
+  /** A reported match counted by its record only (a reporter that prints nothing of the match
+   * has it: the scan then makes no match object). */
+  tally?(record: ErrorRecord): void;
   /** After all files: totals. */
   end(totals: Totals): void;
 }
@@ -136,7 +139,10 @@ class CountReporter implements Reporter {
   constructor(private readonly out: Output) {}
   begin(): void {}
   match(e: MatchEvent): void {
-    this.byRecord.set(e.m.record.id, (this.byRecord.get(e.m.record.id) ?? 0) + 1);
+    this.tally(e.m.record);
+  }
+  tally(record: ErrorRecord): void {
+    this.byRecord.set(record.id, (this.byRecord.get(record.id) ?? 0) + 1);
   }
   end(t: Totals): void {
     this.out.write(JSON.stringify({ lines: t.lines, matches: t.matches, belowConfidence: t.below, byRecord: Object.fromEntries(this.byRecord) }) + '\n');

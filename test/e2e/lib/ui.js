@@ -3,6 +3,24 @@
 
 class TestFailure extends Error {}
 
+/** The value after `--name` on the command line, else `def`. */
+function cliArg(name, def) {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : def;
+}
+
+/** A new page on the workbench of code-server `cs` with the extension under development, once the
+ * extension is active (its status item is there); the editor area has the focus. */
+async function openWorkbench(browser, cs, root, { viewport, timeout }) {
+  const page = await browser.newPage({ viewport });
+  page.setDefaultTimeout(timeout);
+  await page.goto(cs.url([['extensionDevelopmentPath', cs.remote(root)], ['skipWelcome', 'true']]), { waitUntil: 'domcontentloaded' });
+  await page.locator('.monaco-workbench').waitFor({ timeout: 120000 });
+  await page.locator('.statusbar-item', { hasText: /Error Explainer|error records?/ }).first().waitFor({ timeout: 120000 });
+  await page.locator('.monaco-workbench .part.editor').click();
+  return page;
+}
+
 /**
  * Polls until the element matching `selector` and its ancestors run no animation or transition
  * and are fully opaque (computed opacity 1): a widget that fades in is then fully drawn.
@@ -59,4 +77,16 @@ async function until(what, fn, timeoutMs = 60000, intervalMs = 200) {
   }
 }
 
-module.exports = { TestFailure, waitFullyRendered, openFile, runCommand, until };
+/** Runs a UI test's main() and exits: 0 pass, 1 a check failed (or timed out waiting for what it
+ * checks), 2 harness failure. */
+function runMain(name, main) {
+  main().then(
+    (code) => process.exit(code),
+    (e) => {
+      console.error(e instanceof TestFailure ? `FAIL ${name}: ${e.message}` : e);
+      process.exit(e instanceof TestFailure || (e && e.name === 'TimeoutError') ? 1 : 2);
+    },
+  );
+}
+
+module.exports = { TestFailure, runMain, cliArg, openWorkbench, waitFullyRendered, openFile, runCommand, until };

@@ -10,9 +10,9 @@ import { forEachMatchingLine } from '../../core/lineScan';
 import { Output } from '../output';
 import { checkReadable, formatProblem, loadCatalog } from '../records';
 import { type RecordMatch, bestOfBlock, continuesTrace, matchInBlock, recordMatch, traceChoice } from '../../core/catalog';
-import { DEFAULT_MIN_CONFIDENCE, lineFacts } from '../../core/confidence';
+import { DEFAULT_MIN_CONFIDENCE, confidenceScore, lineFacts } from '../../core/confidence';
 import type { ErrorBlock } from '../../core/blocks';
-import type { LineMatch } from '../../core/engine';
+import { LineHits, type LineMatch, hasToken } from '../../core/engine';
 import { BlockContext } from '../blockContext';
 import { FORMATS, type Format, type MatchEvent, createReporter, problemPath } from '../reporters';
 import { COLOR_MODES, type ColorMode, terminalWidth, useColor } from '../terminal';
@@ -147,6 +147,10 @@ export const scan: Command = {
     let matches = 0;
     let below = 0;
     let worst = Infinity;
+    const records = catalog.records;
+    /** --format count: a match is tallied by its record, no match object made. */
+    const tally = reporter.tally?.bind(reporter);
+    let scores = new Float64Array(64);
     reporter.begin();
     for (const f of files) {
       const name = f === '-' ? '<stdin>' : format === 'text' || format === 'markdown' ? problemPath(f, io.cwd) : f;
@@ -174,25 +178,55 @@ export const scan: Command = {
           if (best) report(trace[k]!.lines.find((l) => l.ms.includes(best))!.n, best, trace[k]!.block);
           trace = [];
         };
-        const blocks = new BlockContext<LineMatch[]>((n, line, ms, block, role) => {
-          const last = trace[trace.length - 1];
-          if (last && last.block !== block && !(block && continuesTrace(last.block, block))) flushTrace();
-          if (!block) {
-            const facts = lineFacts(line);
-            for (const lm of ms) report(n, recordMatch(catalog.records[lm.entry]!, lm, line, undefined, facts));
-          } else if (role === 'exception') {
-            const lineMatches = matchInBlock(ms.map((lm) => ({ record: catalog.records[lm.entry]!, match: lm })), line, block);
-            let member = trace[trace.length - 1];
-            if (member?.block !== block) trace.push((member = { block, lines: [] }));
-            member.lines.push({ n, ms: lineMatches });
+        // a line's matches: the scan's live hits while they are valid (a line with no error block
+        // near, handed back at once: only the matches it reports are made), else LineMatches
+        // (made when the line waits for its block's window)
+        const blocks = new BlockContext<LineHits | LineMatch[]>(
+          (n, line, p, block, role) => {
+            const last = trace[trace.length - 1];
+            if (last && last.block !== block && !(block && continuesTrace(last.block, block))) flushTrace();
+            if (!block) reportLine(n, line, p);
+            else if (role === 'exception') {
+              const ms = p instanceof LineHits ? p.matches() : p;
+              const lineMatches = matchInBlock(ms.map((lm) => ({ record: records[lm.entry]!, match: lm })), line, block);
+              let member = trace[trace.length - 1];
+              if (member?.block !== block) trace.push((member = { block, lines: [] }));
+              member.lines.push({ n, ms: lineMatches });
+            }
+            // frames, quoted code and other block lines: context, never matches
+          },
+          (p) => (p instanceof LineHits ? p.matches() : p),
+        );
+        // the matches of a line outside any block: each one's confidence from the hits; LineMatches
+        // only for those reported (none for --format count)
+        const reportLine = (n: number, line: string, p: LineHits | LineMatch[]) => {
+          const facts = lineFacts(line);
+          if (!(p instanceof LineHits)) {
+            for (const lm of p) report(n, recordMatch(records[lm.entry]!, lm, line, undefined, facts));
+            return;
           }
-          // frames, quoted code and other block lines: context, never matches
-        });
+          if (scores.length < p.count) scores = new Float64Array(p.count * 2);
+          let shown = 0;
+          for (let k = 0; k < p.count; k++) {
+            const record = records[p.entry(k)]!;
+            const code = record.errorCode;
+            const score = confidenceScore(record, { start: p.start(k), end: p.end(k), codeInLine: code ? hasToken(line, code) : false }, line, undefined, facts);
+            scores[k] = score;
+            if (score < minConfidence) below++;
+            else if (tally) {
+              matches++;
+              worst = Math.min(worst, severityRank(record.severity));
+              tally(record);
+            } else shown++;
+          }
+          if (shown === 0) return;
+          for (const lm of p.matchesWhere((k) => scores[k]! >= minConfidence)) report(n, recordMatch(records[lm.entry]!, lm, line, undefined, facts));
+        };
         const stats = await forEachMatchingLine(
           input,
           catalog.engine,
-          // (the matches are made now: `hits` is valid during the call only, and a window decides later)
-          (n, hits) => blocks.match(n, hits.text(), hits.byteStart(), hits.matches()),
+          // (`hits` is valid during the call only: the context keeps LineMatches of lines it holds)
+          (n, hits) => blocks.match(n, hits.text(), hits.byteStart(), hits),
           async () => {
             if (out.full) await out.flush();
             return !out.closed;

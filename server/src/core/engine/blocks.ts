@@ -84,28 +84,48 @@ export class LineHits {
     if (this.js) return (this.made = this.js);
     const line = this.text();
     const out: LineMatch[] = [];
-    const r = this.results;
-    for (let i = 0; i < this.count; i++) {
-      const rec = this.ents[i]!;
-      const o = this.at[i]!;
-      const slot = r[o]!;
-      const start = r[o + 1]!;
-      const end = r[o + 2]!;
-      const caps = r[o + 3]!;
-      const host = this.host!;
-      const entry = host.entries[rec]!;
-      const names = entry.captureNames;
-      const captures: Capture[] = [];
-      for (let g = 0; g < caps; g++) {
-        const s = r[o + 4 + 2 * g]!;
-        const e = r[o + 5 + 2 * g]!;
-        captures.push({ name: names[g] ?? String(g + 1), value: line.slice(s, e), start: s, end: e });
-      }
-      const code = entry.errorCode;
-      out.push({ entry: rec, start, end, text: line.slice(start, end), captures, literalLength: host.literalLengths[slot]!, codeInLine: code ? hasToken(line, code) : false });
-    }
+    for (let i = 0; i < this.count; i++) out.push(this.make(i, line));
     if (out.length > 1) out.sort(this.host!.compare);
     return (this.made = out);
+  }
+
+  /** The matches i with keep(i), as LineMatches, ranked (the same order as in matches()); only
+   * those are made (a scan that prints some matches of a line builds only what it prints). */
+  matchesWhere(keep: (i: number) => boolean): LineMatch[] {
+    if (this.made || this.js) return (this.made ?? this.js!).filter((m) => keep(this.indexOf(m)));
+    const line = this.text();
+    const out: LineMatch[] = [];
+    for (let i = 0; i < this.count; i++) if (keep(i)) out.push(this.make(i, line));
+    if (out.length > 1) out.sort(this.host!.compare);
+    return out;
+  }
+
+  /** Index i of a made match (one match per record: its entry says which). */
+  private indexOf(m: LineMatch): number {
+    for (let i = 0; i < this.count; i++) if (this.ents[i] === m.entry) return i;
+    return -1;
+  }
+
+  /** Native match i as a LineMatch. */
+  private make(i: number, line: string): LineMatch {
+    const r = this.results;
+    const rec = this.ents[i]!;
+    const o = this.at[i]!;
+    const slot = r[o]!;
+    const start = r[o + 1]!;
+    const end = r[o + 2]!;
+    const caps = r[o + 3]!;
+    const host = this.host!;
+    const entry = host.entries[rec]!;
+    const names = entry.captureNames;
+    const captures: Capture[] = [];
+    for (let g = 0; g < caps; g++) {
+      const s = r[o + 4 + 2 * g]!;
+      const e = r[o + 5 + 2 * g]!;
+      captures.push({ name: names[g] ?? String(g + 1), value: line.slice(s, e), start: s, end: e });
+    }
+    const code = entry.errorCode;
+    return { entry: rec, start, end, text: line.slice(start, end), captures, literalLength: host.literalLengths[slot]!, codeInLine: code ? hasToken(line, code) : false };
   }
 
   /** The line bytes[start, end) (its end excluded), with JS-made matches. */

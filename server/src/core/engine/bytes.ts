@@ -6,10 +6,12 @@
 // At a probe j the words w0, w1, w2 give hashes that share their multiplications:
 //   H12 = f(w0, w1, w2)   the 12 bytes at j     tier T12 (nearly every record)
 //   H8  = f(w0, w1)       the 8 bytes at j      tier T8 (records whose literals are all shorter)
-//   H4  = f(w0)           4 bytes, every 1-4    tier T4 (shorter still; a pass of its own)
+//   H4  = f(w0)           4 bytes, every 4      tier T4 (keys of 7 bytes: in the same pass)
+//   H4  = f(w0)           4 bytes, every 1-3    tier T4s (literals of 4-6 bytes; a pass of its own)
 //   H2  = f(w0 & 0xffff)  2 bytes, every 1-2    tier T2 (literals of 2-3 bytes; a pass of its own)
-// T4's and T2's strides follow their shortest key (a 4-byte literal needs a probe at every byte),
-// so a record set without such short literals never pays for those passes.
+// T4s's and T2's strides follow their shortest key (a 4-byte literal needs a probe at every byte),
+// so a record set without such short literals never pays for those passes, and one short record
+// does not shorten the 7-byte keys of T4 (which stay as selective as their literals allow).
 // A key of K bytes in a tier of window p and stride s needs K >= p + s - 1 and is indexed under
 // the hashes of its s windows at offsets 0..s-1: every occurrence of the key covers exactly one
 // probe position whose window lies inside it, so that probe's hash finds it. A blocked Bloom
@@ -50,7 +52,8 @@ function windowHash(b: Uint8Array, i: number, span: Span): number {
 export type Span = 2 | 4 | 8 | 12 | 16;
 
 /** Fingerprint of the m bytes of b at i: stored with each window, so a probe confirms a key from
- * the text bytes (in cache) and the entry alone, without reading the key. A candidate that is
+ * the text bytes (in cache) and the entry alone, without reading the key. (Its last m % 4 bytes
+ * count as the key's last 4 bytes when m >= 4: no byte loop.) A candidate that is
  * wrong anyway (2^-64 with the window hash) only costs a match attempt, which is exact. */
 export function fingerprint(b: Uint8Array, i: number, m: number): number {
   // independent products of the key's 4-byte words (and one of its last m % 4 bytes): a short
@@ -62,9 +65,13 @@ export function fingerprint(b: Uint8Array, i: number, m: number): number {
     h ^= Math.imul(wordAt(b, i + k), c);
     c = (c + FP_STEP) | 0;
   }
-  let tail = 0;
-  for (let s = 0; k < m; k++, s += 8) tail |= b[i + k]! << s;
-  h ^= Math.imul(tail, c);
+  if (k < m) {
+    // the last m % 4 bytes: as the (overlapping) last word of a key of 4 bytes or more
+    let tail = 0;
+    if (m >= 4) tail = wordAt(b, i + m - 4);
+    else for (let s = 0; k < m; k++, s += 8) tail |= b[i + k]! << s;
+    h ^= Math.imul(tail, c);
+  }
   h = Math.imul(h ^ (h >>> 16), C5);
   return h ^ (h >>> 15);
 }
@@ -279,8 +286,11 @@ export interface ByteTiers {
   t12: ByteTier;
   /** 8-byte windows every 8 bytes: keys of 15 bytes (probed in the same pass as T12). */
   t8: ByteTier;
-  /** 4-byte windows every 1-4 bytes: keys of 4-7 bytes (a pass of its own, only when used). */
+  /** 4-byte windows every 4 bytes: keys of 7 bytes (in the strided pass when there is one). */
   t4: ByteTier;
+  /** 4-byte windows every 1-3 bytes: keys of 4-6 bytes, records whose literals are that short (a
+   * pass of its own, only when used). */
+  t4s: ByteTier;
   /** 2-byte windows every 1-2 bytes: keys of 2-3 bytes (a pass of its own, only when used). */
   t2: ByteTier;
 }
@@ -336,14 +346,14 @@ export class ByteIndex {
     readonly pairs: PairKeys = new PairKeys(),
     built = false,
   ) {
-    const { a16, a8, t12, t8, t4, t2 } = tiers;
+    const { a16, a8, t12, t8, t4, t4s, t2 } = tiers;
     if (
       a16.span !== 16 || a16.stride !== 1 || a8.span !== 8 || a8.stride !== 1 || t12.span !== 12 || t12.stride !== 8 || t8.span !== 8 || t8.stride !== 8 ||
-      t4.span !== 4 || t4.stride < 1 || t4.stride > 4 || t2.span !== 2 || t2.stride < 1 || t2.stride > 2
+      t4.span !== 4 || t4.stride < 1 || t4.stride > 4 || t4s.span !== 4 || t4s.stride < 1 || t4s.stride > 3 || t2.span !== 2 || t2.stride < 1 || t2.stride > 2
     ) {
       throw new Error('ByteIndex: unsupported tier layout');
     }
-    if (!built) for (const t of [a16, a8, t12, t8, t4, t2]) t.build();
+    if (!built) for (const t of [a16, a8, t12, t8, t4, t4s, t2]) t.build();
     this.tiers = tiers;
     this.unkeyed = unkeyed;
   }
@@ -352,7 +362,7 @@ export class ByteIndex {
   snapshot(): ByteIndexSnapshot {
     const t = this.tiers;
     return {
-      tiers: { a16: t.a16.snapshot(), a8: t.a8.snapshot(), t12: t.t12.snapshot(), t8: t.t8.snapshot(), t4: t.t4.snapshot(), t2: t.t2.snapshot() },
+      tiers: { a16: t.a16.snapshot(), a8: t.a8.snapshot(), t12: t.t12.snapshot(), t8: t.t8.snapshot(), t4: t.t4.snapshot(), t4s: t.t4s.snapshot(), t2: t.t2.snapshot() },
       unkeyed: this.unkeyed,
       pairs: { table: this.pairs.table, count: this.pairs.count },
     };
@@ -363,21 +373,22 @@ export class ByteIndex {
     pairs.table = s.pairs.table;
     pairs.count = s.pairs.count;
     const t = s.tiers;
-    const tiers: ByteTiers = { a16: ByteTier.restore(t.a16), a8: ByteTier.restore(t.a8), t12: ByteTier.restore(t.t12), t8: ByteTier.restore(t.t8), t4: ByteTier.restore(t.t4), t2: ByteTier.restore(t.t2) };
+    const tiers: ByteTiers = { a16: ByteTier.restore(t.a16), a8: ByteTier.restore(t.a8), t12: ByteTier.restore(t.t12), t8: ByteTier.restore(t.t8), t4: ByteTier.restore(t.t4), t4s: ByteTier.restore(t.t4s), t2: ByteTier.restore(t.t2) };
     return new ByteIndex(tiers, s.unkeyed, pairs, true);
   }
 
   /** Sizes; bytes: the JS index (filters and tables), nativeBytes: the WebAssembly module's memory. */
-  get stats(): { a16: number; a8: number; t12: number; t8: number; t4: number; t4stride: number; t2: number; t2stride: number; pairs: number; unkeyed: number; bytes: number; native: boolean; nativeBytes: number } {
-    const { a16, a8, t12, t8, t4, t2 } = this.tiers;
-    const bytes = a16.bytes() + a8.bytes() + t12.bytes() + t8.bytes() + t4.bytes() + t2.bytes();
+  get stats(): { a16: number; a8: number; t12: number; t8: number; t4: number; t4s: number; t4sstride: number; t2: number; t2stride: number; pairs: number; unkeyed: number; bytes: number; native: boolean; nativeBytes: number } {
+    const { a16, a8, t12, t8, t4, t4s, t2 } = this.tiers;
+    const bytes = a16.bytes() + a8.bytes() + t12.bytes() + t8.bytes() + t4.bytes() + t4s.bytes() + t2.bytes();
     return {
       a16: a16.records,
       a8: a8.records,
       t12: t12.records,
       t8: t8.records,
       t4: t4.records,
-      t4stride: t4.stride,
+      t4s: t4s.records,
+      t4sstride: t4s.stride,
       t2: t2.records,
       t2stride: t2.stride,
       pairs: this.pairs.count,
@@ -456,7 +467,7 @@ export class ByteIndex {
   scanJs(buf: Uint8Array, n: number): ByteHits {
     this.hitCount = 0;
     const words = new Int32Array(buf.buffer, buf.byteOffset, (n + 32) >>> 2);
-    const { a16, a8, t12, t8, t4, t2 } = this.tiers;
+    const { a16, a8, t12, t8, t4, t4s, t2 } = this.tiers;
     // anchored tiers: 16 (and 8) bytes right after every space and '_'
     if (a16.size > 0 || a8.size > 0) {
       for (let p = 1; p < n; p++) {
@@ -487,12 +498,13 @@ export class ByteIndex {
         if (j === len) this.push(p, rec);
       }
     }
-    // T4 and T2 (records with short literals only): passes of their own at their strides
-    if (t4.size > 0) {
-      const s4 = t4.stride;
+    // T4, T4s and T2: passes of their own at their strides
+    for (const t of [t4, t4s]) {
+      if (t.size === 0) continue;
+      const s4 = t.stride;
       for (let p = 0; p < n; p += s4) {
         const h = Math.imul(wordAt(buf, p), C1);
-        if (passes(t4, h)) this.probe(t4, h, p, buf, n);
+        if (passes(t, h)) this.probe(t, h, p, buf, n);
       }
     }
     if (t2.size > 0) {
@@ -738,6 +750,7 @@ export function buildByteIndexOf(n: number, literalsOf: (i: number) => RecordLit
   const t12 = new ByteTier(12, 8);
   const t8 = new ByteTier(8, 8, true);
   const t4 = new ByteTier(4, 4, true);
+  const t4s = new ByteTier(4, 3, true);
   const t2 = new ByteTier(2, 2, true);
   // A record's key is the window of its literals that is rarest in ordinary text (background bits,
   // engine/rarity.ts) and least shared with other records' literals (counts), by preference one
@@ -843,9 +856,10 @@ export function buildByteIndexOf(n: number, literalsOf: (i: number) => RecordLit
       for (let k = first[i]!; k < first[i + 1]!; k++) if (len[k]! > len[k0]!) k0 = k;
       pairs.add(i, bytes, off[k0]!, Math.min(len[k0]!, PAIR_KEY));
     }
-    return new ByteIndex({ a16, a8, t12, t8, t4, t2 }, unkeyed, pairs);
+    return new ByteIndex({ a16, a8, t12, t8, t4, t4s, t2 }, unkeyed, pairs);
   }
-  // many: the short tiers, strides from their shortest keys (a 4-byte literal is probed at every byte)
+  // many: the short tiers T4s and T2, strides from their shortest keys (a 4-byte literal is probed
+  // at every byte); T4's 7-byte keys stay as they are
   let min4 = 7;
   let min2 = 3;
   const toT4: number[] = [];
@@ -861,11 +875,11 @@ export function buildByteIndexOf(n: number, literalsOf: (i: number) => RecordLit
       min2 = Math.min(min2, l);
     }
   }
-  if (toT4.length) t4.stride = Math.min(t4.stride, Math.max(1, min4 - 3));
+  if (toT4.length) t4s.stride = Math.max(1, Math.min(3, min4 - 3));
   if (toT2.length) t2.stride = Math.max(1, min2 - 1);
   if (single.length) t2.stride = 1;
   for (const [tier, recs] of [
-    [t4, toT4],
+    [t4s, toT4],
     [t2, toT2],
   ] as const) {
     const m = tier.keyLen;
@@ -901,7 +915,7 @@ export function buildByteIndexOf(n: number, literalsOf: (i: number) => RecordLit
     const pairs = singlePairs(c);
     for (let d = 0; d < 256; d++) t2.add(i, pairs, 2 * d);
   }
-  return new ByteIndex({ a16, a8, t12, t8, t4, t2 }, unkeyed);
+  return new ByteIndex({ a16, a8, t12, t8, t4, t4s, t2 }, unkeyed);
 }
 
 /** At most this many records with only short literals are searched as pair keys (more: T4/T2). */

@@ -92,7 +92,7 @@ export class ChainTable {
     return t;
   }
 }
-const CFG = 0; // 7 rows of 8 i32 (see server/wasm/scan.ts)
+const CFG = 0; // 9 rows of 8 i32 (see server/wasm/scan.ts)
 
 let compiled: object | null | undefined;
 
@@ -134,7 +134,7 @@ class WasmScanner implements NativeScanner {
   private readonly area: number;
 
   constructor(api: WasmApi, mod: object, tiers: ByteTier[], pairs: PairKeys, chains: ChainTable | undefined) {
-    let size = 256;
+    let size = 320;
     const at: { filter: number; table: number }[] = [];
     for (const t of tiers) {
       const filter = size;
@@ -166,8 +166,9 @@ class WasmScanner implements NativeScanner {
     tiers.forEach((t, k) => {
       new Int32Array(this.mem.buffer, at[k]!.filter, t.filter.length).set(t.filter);
       new Int32Array(this.mem.buffer, at[k]!.table, t.table.length).set(t.table);
-      // rows (8 i32 each): T12, T8, T4 at i32 0, 8, 16; the chain table at 24; A16, A8, T2 at 32, 40, 48
-      const row = (CFG >> 2) + (k < 3 ? k * 8 : 32 + (k - 3) * 8);
+      // rows (8 i32 each): T12, T8, T4 at i32 0, 8, 16; the chain table at 24; A16, A8, T2 at 32,
+      // 40, 48; the pair keys at 56; T4s at 64
+      const row = (CFG >> 2) + (k < 3 ? k * 8 : k < 6 ? 32 + (k - 3) * 8 : 64);
       i32[row] = at[k]!.filter;
       i32[row + 1] = t.filterShift;
       i32[row + 2] = at[k]!.table;
@@ -277,8 +278,8 @@ export function wasmScanner(index: ByteIndex, chains?: ChainTable): NativeScanne
   const mod = module();
   if (!mod || !wasm) return undefined;
   try {
-    const { t12, t8, t4, a16, a8, t2 } = index.tiers;
-    return new WasmScanner(wasm, mod, [t12, t8, t4, a16, a8, t2], index.pairs, chains);
+    const { t12, t8, t4, a16, a8, t2, t4s } = index.tiers;
+    return new WasmScanner(wasm, mod, [t12, t8, t4, a16, a8, t2, t4s], index.pairs, chains);
   } catch {
     return undefined;
   }
