@@ -1,5 +1,5 @@
 // The web build's record files. The desktop server reads its record sources from disk
-// (server/src/server/recordSources.ts); the web server has no file system, so the client reads
+// (server/src/server/state/recordSources.ts); the web server has no file system, so the client reads
 // the same sources through workspace.fs and sends their bytes: at start
 // (initializationOptions.recordFiles) and after every change (RecordFilesNotification).
 // Sources, in order: the bundled records (errorExplainer.records.includeBundled), then, in a

@@ -28,7 +28,7 @@ import {
 import { linearRegex } from '../../server/src/core/linearRegex';
 import { decodeText } from '../../server/src/core/records/decode';
 import { renderRecord } from '../../server/src/core/render';
-import { hoverActions } from '../../server/src/server/commands';
+import { hoverActions } from '../../server/src/server/features/commandLinks';
 import { lineViews } from '../../server/src/core/text';
 import { RECORD_FIELDS } from '../../server/src/core/validate';
 

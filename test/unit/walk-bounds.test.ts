@@ -6,7 +6,7 @@ import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { loadRecordsFromPath } from '../../server/src/core/loader';
 import { listRecordFiles } from '../../server/src/core/records/walk';
-import { sourceSpecs } from '../../server/src/server/recordSources';
+import { sourceSpecs } from '../../server/src/server/state/recordSources';
 import { tempDir } from '../shared/paths';
 
 describe('record folders stay inside their bounds', () => {
