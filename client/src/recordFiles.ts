@@ -7,8 +7,8 @@
 // absolute on the folder's file system) and its `.error-records/`. Folders are read recursively
 // (record files only; node_modules, .git skipped), in name order, as on the desktop.
 import * as vscode from 'vscode';
-import { MAX_RECORD_FILE_BYTES } from '../../server/src/core/records/decode';
-import { MAX_DIR_DEPTH, RECORD_FILE_RE, SKIP_DIRS } from '../../server/src/core/records/walk';
+import { MAX_RECORD_FILE_BYTES } from '../../server/src/core/load/decode';
+import { MAX_DIR_DEPTH, RECORD_FILE_RE, SKIP_DIRS } from '../../server/src/core/load/walk';
 import type { RecordFileDto } from '../../server/src/protocol';
 import { classifyRecordPath, encodeRecordFile } from './recordFileData';
 

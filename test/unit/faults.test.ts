@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CancellationTokenSource } from 'vscode-languageserver';
 import { DatasetStore } from '../../server/src/core/dataset/store';
-import { loadRecordsFromPath, parseRecordText } from '../../server/src/core/loader';
+import { loadRecordsFromPath, parseRecordText } from '../../server/src/core/load';
 import { formatSnippet, surroundWithTry } from '../../server/src/core/snippet';
 import { documentDiagnostics } from '../../server/src/server/features/diagnostics';
 import { hover } from '../../server/src/server/features/hover';

@@ -12,7 +12,7 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { compareMatches, MatchEngine, type EngineEntry, type LineMatch } from '../../server/src/core/engine';
-import { parseRecordBytes, parseRecordText, type LoadResult } from '../../server/src/core/loader';
+import { parseRecordBytes, parseRecordText, type LoadResult } from '../../server/src/core/load';
 import {
   captureNames,
   derivePattern,
@@ -26,11 +26,11 @@ import {
   placeholderNames,
 } from '../../server/src/core/pattern';
 import { linearRegex } from '../../server/src/core/linearRegex';
-import { decodeText } from '../../server/src/core/records/decode';
+import { decodeText } from '../../server/src/core/load/decode';
 import { renderRecord } from '../../server/src/core/render';
 import { hoverActions } from '../../server/src/server/features/commandLinks';
 import { lineViews } from '../../server/src/core/text';
-import { RECORD_FIELDS } from '../../server/src/core/validate';
+import { RECORD_FIELDS } from '../../server/src/core/load/validate';
 
 const SEED = Number(process.env['FUZZ_SEED'] ?? 42);
 const RUNS = Number(process.env['FUZZ_RUNS'] ?? 150);

@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { type AgentEnv, callTool } from '../../server/src/core/agent/tools';
 import { Catalog } from '../../server/src/core/catalog';
-import { parseRecordText } from '../../server/src/core/loader';
+import { parseRecordText } from '../../server/src/core/load';
 import type { ErrorRecord } from '../../server/src/core/record';
 import { oneLine, renderRecord, showInvisible, stripControls } from '../../server/src/core/render';
 import { formatSnippet, snippetHeader } from '../../server/src/core/snippet';

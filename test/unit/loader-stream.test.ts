@@ -8,9 +8,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import fc from 'fast-check';
-import { loadRecordsFromPath, parseRecordBytes, parseRecordChunks, parseRecordText } from '../../server/src/core/loader';
-import { MAX_RECORD_FILE_BYTES } from '../../server/src/core/records/decode';
-import { RECORD_FIELDS, validateRecord, validateRecordExact } from '../../server/src/core/validate';
+import { loadRecordsFromPath, parseRecordBytes, parseRecordChunks, parseRecordText } from '../../server/src/core/load';
+import { MAX_RECORD_FILE_BYTES } from '../../server/src/core/load/decode';
+import { RECORD_FIELDS, validateRecord, validateRecordExact } from '../../server/src/core/load/validate';
 import { REPO, tempDir } from '../shared/paths';
 
 const FIX = path.join(REPO, 'test/fixtures/records');

@@ -3,7 +3,7 @@
 // (server/src/server/state/recordFiles.ts): the same order, ids and problems as paths on disk.
 import * as assert from 'node:assert/strict';
 import * as zlib from 'node:zlib';
-import { validateRecord } from '../../server/src/core/validate';
+import { validateRecord } from '../../server/src/core/load/validate';
 import { classifyRecordPath, encodeRecordFile, gunzipBounded } from '../../client/src/recordFileData';
 import type { RecordFileDto } from '../../server/src/protocol';
 import { loadRecordFiles } from '../../server/src/server/state/recordFiles';

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import type { Diagnostic } from 'vscode-languageserver';
 import { Catalog } from '../../server/src/core/catalog';
-import { parseRecordText } from '../../server/src/core/loader';
+import { parseRecordText } from '../../server/src/core/load';
 import { codeActions } from '../../server/src/server/features/codeActions';
 import { documentDiagnostics } from '../../server/src/server/features/diagnostics';
 import { hover } from '../../server/src/server/features/hover';

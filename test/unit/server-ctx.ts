@@ -2,7 +2,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Catalog } from '../../server/src/core/catalog';
-import { parseRecordText } from '../../server/src/core/loader';
+import { parseRecordText } from '../../server/src/core/load';
 import type { ErrorRecord } from '../../server/src/core/record';
 import { DEFAULT_SETTINGS, ErrorExplainerSettings } from '../../server/src/protocol';
 import type { ServerContext } from '../../server/src/server/context';

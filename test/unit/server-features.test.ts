@@ -4,7 +4,7 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { CancellationTokenSource, LSPErrorCodes, ResponseError } from 'vscode-languageserver';
 import { Catalog } from '../../server/src/core/catalog';
-import { parseRecordText } from '../../server/src/core/loader';
+import { parseRecordText } from '../../server/src/core/load';
 import type { ErrorRecord } from '../../server/src/core/record';
 import { candidateRecords, codeActions, stringLiterals } from '../../server/src/server/features/codeActions';
 import { commandUri, hoverActions } from '../../server/src/server/features/commandLinks';

@@ -31,9 +31,9 @@ import * as path from 'node:path';
 import * as v8 from 'node:v8';
 import { Catalog, engineEntry } from '../core/catalog';
 import { type EngineEntry, type EngineSnapshot, MatchEngine } from '../core/engine';
-import type { FileDigest } from '../core/loader';
+import type { FileDigest } from '../core/load';
 import type { ErrorRecord, RecordOrigin, RecordProblem } from '../core/record';
-import { listRecordFiles } from '../core/records/walk';
+import { listRecordFiles } from '../core/load/walk';
 import { cacheHome } from '../core/dataset';
 
 const MAGIC = Buffer.from('EEIDX\x01\n', 'latin1');

@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Catalog, CompositeCatalog, type ExtraCatalog, type RecordCatalog } from '../../core/catalog';
-import { loadRecordsFromPath, LoadResult, mergeRecordSets } from '../../core/loader';
+import { loadRecordsFromPath, LoadResult, mergeRecordSets } from '../../core/load';
 import type { ErrorRecord, RecordOrigin, RecordProblem } from '../../core/record';
 import type { SourceStatus, StatusResult } from '../../protocol';
 import { RecordIndex } from '../../core/recordIndex';

@@ -20,8 +20,8 @@
 
 import { createHash } from 'node:crypto';
 import { describe, has, isObject } from './jsonValue';
-import { derivePattern, patternProblem } from './pattern';
-import { ERROR_TYPES, HANDLING_STRATEGIES, SCHEMA_VERSION, SEVERITIES, type ErrorRecord, type ErrorType } from './record';
+import { derivePattern, patternProblem } from '../pattern';
+import { ERROR_TYPES, HANDLING_STRATEGIES, SCHEMA_VERSION, SEVERITIES, type ErrorRecord, type ErrorType } from '../record';
 
 export type IssuePath = (string | number)[];
 

@@ -3,13 +3,13 @@
 // Forms: one record object; the API envelope {"record": {...}, "datasetVersion": "..."}; a JSON
 // array of records or envelopes (ErrLookup's per-repository export); JSON Lines (one object,
 // envelope or array per line, blank lines ignored); any of these gzip-compressed (detected by the
-// magic bytes); a folder, recursively (records/walk.ts).
+// magic bytes); a folder, recursively (walk.ts).
 //
 // Speed and memory: a file is read in chunks (gzip decompressed as it streams) and split into its
-// top-level entries (records/split.ts); each entry is JSON.parse'd and validated on its own, so a
+// top-level entries (split.ts); each entry is JSON.parse'd and validated on its own, so a
 // 200 MB file never exists as one string or one object graph. Positions come from the splitter's
 // skeleton of each entry (where its id is, how many members it has); an entry is outlined
-// (records/locate.ts) only when one of its values has a problem. Whatever the splitter cannot
+// (locate.ts) only when one of its values has a problem. Whatever the splitter cannot
 // vouch for (a syntax error, invalid UTF-8, UTF-16, an odd shape) is read again whole and loaded
 // the exact, slow way: JSON.parse of the text, and for text JSON.parse rejects, jsonc-parser,
 // which recovers the records around the syntax errors (its input is depth-limited first so it
@@ -28,13 +28,13 @@ import { getNodeValue, parseTree, printParseErrorCode, type Node as JsonNode, ty
 import { createHash, type Hash } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import * as zlib from 'node:zlib';
-import type { ErrorRecord, RecordOrigin, RecordProblem } from './record';
+import type { ErrorRecord, RecordOrigin, RecordProblem } from '../record';
 import { has, isObject, kindOf } from './jsonValue';
-import { decodeText, gunzipErrorMessage, gunzipLimited, gunzipSyncLimited, isGzip, MAX_RECORD_FILE_BYTES, type DecodedText } from './records/decode';
-import { formatPath, jsoncLocator, limitDepth, outlineLocator, type Locator, type PathSeg, type Span } from './records/locate';
-import { LineIndex, type Position } from './records/positions';
-import { Bail, EntrySplitter, type EntryKind, type Skeleton, type SplitSink } from './records/split';
-import { listRecordFiles } from './records/walk';
+import { decodeText, gunzipErrorMessage, gunzipLimited, gunzipSyncLimited, isGzip, MAX_RECORD_FILE_BYTES, type DecodedText } from './decode';
+import { formatPath, jsoncLocator, limitDepth, outlineLocator, type Locator, type PathSeg, type Span } from './locate';
+import { LineIndex, type Position } from './positions';
+import { Bail, EntrySplitter, type EntryKind, type Skeleton, type SplitSink } from './split';
+import { listRecordFiles } from './walk';
 import { validateRecord } from './validate';
 
 /** Where a record is defined: its `id` value, or the record object when the id was defaulted. */
@@ -62,7 +62,7 @@ export interface LoadOptions {
   format?: 'auto' | 'json' | 'jsonl';
   /** Entry by entry (default true). false: the whole text at once (tests compare the two). */
   streaming?: boolean;
-  /** Folders the load may read from, symlinks resolved (records/walk.ts); undefined: anywhere. */
+  /** Folders the load may read from, symlinks resolved (walk.ts); undefined: anywhere. */
   within?: readonly string[];
   /** Filled with the sha256 of each regular file's bytes as this load read them (the CLI's index
    * cache keys a first load by them instead of reading every file once more). */
@@ -422,7 +422,7 @@ function jsonLine(ctx: FileContext, line: string, start: number, lineNo: number,
 }
 
 // -------------------------------------------------------------------------------------------------
-// Entry by entry (records/split.ts)
+// Entry by entry (split.ts)
 
 /** A locator for one entry from its skeleton; anything else from an outline of the entry (made on
  * first need). `base`: offset of the entry in the file; `prefix`: path segments in front of the
