@@ -233,10 +233,12 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
     const bA8 = <u32>load<i32>(rA8, 24);
     const vSP = i8x16.splat(0x20);
     const vUS = i8x16.splat(0x5f);
-    for (let i: i32 = 0; i < n; i += 16) {
-      // 16 bytes at a time (SIMD; reads up to 15 bytes into the zero padding)
+    for (let i: i32 = 0; i < n; i += 32) {
+      // 32 bytes at a time (two SIMD compares, one mask: half the loop exits, which the branch
+      // predictor misses; reads up to 31 bytes into the zero padding)
       const x = v128.load(block + <usize>i);
-      let m = <u32>i8x16.bitmask(v128.or(i8x16.eq(x, vSP), i8x16.eq(x, vUS)));
+      const y = v128.load(block + <usize>i, 16);
+      let m = <u32>i8x16.bitmask(v128.or(i8x16.eq(x, vSP), i8x16.eq(x, vUS))) | (<u32>i8x16.bitmask(v128.or(i8x16.eq(y, vSP), i8x16.eq(y, vUS))) << 16);
       while (m != 0) {
         const at = i + 1 + <i32>ctz(m);
         m &= m - 1;
