@@ -1,7 +1,7 @@
 // Pure helpers of the web build's record reading (recordFiles.ts): how a configured record path
 // is read there, and a record file's bytes -> what the server gets (gzip inflated, size-bounded,
 // base64). No `vscode` import: unit-tested in test/unit/record-files.test.ts.
-import { isGzip, MAX_RECORD_FILE_BYTES } from '../../server/src/core/records/decode';
+import { isGzip, MAX_RECORD_FILE_BYTES } from '../../server/src/core/load/decode';
 
 export type RecordPath =
   | { kind: 'relative'; path: string }

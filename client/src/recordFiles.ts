@@ -1,5 +1,5 @@
 // The web build's record files. The desktop server reads its record sources from disk
-// (server/src/server/recordSources.ts); the web server has no file system, so the client reads
+// (server/src/server/state/recordSources.ts); the web server has no file system, so the client reads
 // the same sources through workspace.fs and sends their bytes: at start
 // (initializationOptions.recordFiles) and after every change (RecordFilesNotification).
 // Sources, in order: the bundled records (errorExplainer.records.includeBundled), then, in a
@@ -7,8 +7,8 @@
 // absolute on the folder's file system) and its `.error-records/`. Folders are read recursively
 // (record files only; node_modules, .git skipped), in name order, as on the desktop.
 import * as vscode from 'vscode';
-import { MAX_RECORD_FILE_BYTES } from '../../server/src/core/records/decode';
-import { MAX_DIR_DEPTH, RECORD_FILE_RE, SKIP_DIRS } from '../../server/src/core/records/walk';
+import { MAX_RECORD_FILE_BYTES } from '../../server/src/core/load/decode';
+import { MAX_DIR_DEPTH, RECORD_FILE_RE, SKIP_DIRS } from '../../server/src/core/load/walk';
 import type { RecordFileDto } from '../../server/src/protocol';
 import { classifyRecordPath, encodeRecordFile } from './recordFileData';
 

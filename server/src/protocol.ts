@@ -326,7 +326,7 @@ export namespace DatasetSuggestRequest {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Log files on disk and agents (logic: server/src/server/logScan.ts over core/logScan and
+// Log files on disk and agents (logic: server/src/server/features/logScan.ts over core/logScan and
 // core/agent). Files of any size: VS Code hands files over 50 MB to no extension, so the server
 // reads them from disk with the byte engine.
 

@@ -23,7 +23,7 @@ import { DatasetService, loadDatasetRecords } from '../../server/src/core/datase
 import type { DatasetCatalog } from '../../server/src/core/dataset/datasetCatalog';
 import { DatasetStore } from '../../server/src/core/dataset/store';
 import { DEFAULT_SETTINGS } from '../../server/src/protocol';
-import { DatasetCatalogs } from '../../server/src/server/dataset';
+import { DatasetCatalogs } from '../../server/src/server/state/datasetCatalogs';
 import { generateRecords, instantiate, rng } from './gen';
 import type { BenchContext, Section } from './section';
 
@@ -180,7 +180,7 @@ async function phaseServer(root: string, cache: string): Promise<object> {
   }
   const user = new Catalog(bundledRecords);
   void user.engine;
-  // what loadSources (server/recordSources.ts) builds: the user's Catalog + the dataset's catalog
+  // what loadSources (server/state/recordSources.ts) builds: the user's Catalog + the dataset's catalog
   const loaded = { catalog: new CompositeCatalog(user, cats.update(ds, settings)?.catalog) };
   const bundled = bundledRecords[0];
   if (!bundled) throw new Error('no bundled record');

@@ -74,7 +74,7 @@ async function phaseParse(file: string): Promise<Measured> {
 }
 
 async function phaseLoad(file: string): Promise<Measured> {
-  const { loadRecordsFromPath } = await import('../../server/src/core/loader');
+  const { loadRecordsFromPath } = await import('../../server/src/core/load');
   const c0 = process.cpuUsage();
   const t0 = performance.now();
   const r = await loadRecordsFromPath(file, { strict: false });

@@ -17,7 +17,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Catalog } from '../../server/src/core/catalog';
 import { DEFAULT_MIN_CONFIDENCE } from '../../server/src/core/confidence';
-import { loadRecordsFromPath } from '../../server/src/core/loader';
+import { loadRecordsFromPath } from '../../server/src/core/load';
 import type { ScanLogResult } from '../../server/src/protocol';
 import { TestClient, waitFor } from '../protocol/client';
 import type { BenchContext, Section } from './section';

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import type { Hover } from 'vscode-languageserver-protocol';
-import { defaultId } from '../../server/src/core/validate';
+import { defaultId } from '../../server/src/core/load/validate';
 import type { RecordFileDto } from '../../server/src/protocol';
 import { BUNDLED, copyFixture, lineOf, positionOf, TestClient, uriOf, waitFor } from './client';
 

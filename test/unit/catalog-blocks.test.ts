@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { findBlocks, framePathMatches } from '../../server/src/core/blocks';
 import { Catalog, type RecordMatch, continuesTrace, explainBlocks, matchLineInBlock, rankMatch, recordMatch, traceChoice } from '../../server/src/core/catalog';
-import { parseRecordText } from '../../server/src/core/loader';
+import { parseRecordText } from '../../server/src/core/load';
 import { TRACES, traceFiles, traceLines } from './traces';
 
 const records = parseRecordText(fs.readFileSync(path.join(TRACES, 'records.json'), 'utf8'), 'records.json').records;

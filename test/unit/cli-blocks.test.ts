@@ -13,7 +13,7 @@ import { LineHits } from '../../server/src/core/engine';
 import { forEachMatchingLine } from '../../server/src/core/lineScan';
 import { findBlocks } from '../../server/src/core/blocks';
 import { Catalog, continuesTrace, explainBlocks, traceChoice } from '../../server/src/core/catalog';
-import { parseRecordText } from '../../server/src/core/loader';
+import { parseRecordText } from '../../server/src/core/load';
 import { TRACES, traceFiles, traceLines } from './traces';
 import { CLI, REPO, tempDir } from '../shared/paths';
 

@@ -15,7 +15,7 @@ import { DatasetService } from '../../server/src/core/dataset/service';
 import { DatasetStore } from '../../server/src/core/dataset/store';
 import { derivePattern } from '../../server/src/core/pattern';
 import type { ErrorRecord } from '../../server/src/core/record';
-import { DatasetCatalogs } from '../../server/src/server/dataset';
+import { DatasetCatalogs } from '../../server/src/server/state/datasetCatalogs';
 import { DEFAULT_SETTINGS } from '../../server/src/protocol';
 import { waitFor } from '../shared/poll';
 import { tempDir } from '../shared/paths';

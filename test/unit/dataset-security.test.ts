@@ -10,7 +10,7 @@ import { DatasetService } from '../../server/src/core/dataset/service';
 import { DatasetStore, DEFAULT_DATASET_URL, type DatasetOptions } from '../../server/src/core/dataset/store';
 import { parseManifest, safeDatasetPath } from '../../server/src/core/dataset/types';
 import { DEFAULT_SETTINGS } from '../../server/src/protocol';
-import { normalizeSettings, SettingsStore } from '../../server/src/server/settings';
+import { normalizeSettings, SettingsStore } from '../../server/src/server/state/settings';
 import { FixtureServer, listFiles } from '../shared/datasetServer';
 import { tempDir } from '../shared/paths';
 

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { CHOOSE, DOWNLOAD, mergeRepos, NOT_NOW, suggestionAction, suggestionButtons } from '../../client/src/datasetPrompt';
 import { DatasetService } from '../../server/src/core/dataset/service';
 import { DEFAULT_SETTINGS, DatasetSuggestionParams, ErrorExplainerSettings } from '../../server/src/protocol';
-import { DatasetSuggester, DatasetSuggesterDeps } from '../../server/src/server/datasetSuggestion';
+import { DatasetSuggester, DatasetSuggesterDeps } from '../../server/src/server/features/datasetSuggestion';
 import { FixtureServer } from '../shared/datasetServer';
 import { tempDir } from '../shared/paths';
 

@@ -4,7 +4,7 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { Diagnostic } from 'vscode-languageserver';
-import { documentDiagnostics } from '../../server/src/server/diagnostics';
+import { documentDiagnostics } from '../../server/src/server/features/diagnostics';
 import type { TestCtx } from './server-ctx';
 
 export async function editsMatchFresh(ctx: TestCtx, lineArb: fc.Arbitrary<string>, opts: { name: string; seed: number; initialLines: number }): Promise<void> {

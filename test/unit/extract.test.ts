@@ -7,7 +7,7 @@ import { Catalog } from '../../server/src/core/catalog';
 import { errLookupId, errLookupSlug, extractFromDir, extractFromText, findRaiseSites, formatRecords, listSourceFiles } from '../../server/src/core/extract';
 import type { ErrorRecord } from '../../server/src/core/record';
 import { renderRecord } from '../../server/src/core/render';
-import { parseRecordText } from '../../server/src/core/loader';
+import { parseRecordText } from '../../server/src/core/load';
 import { REPO } from '../shared/paths';
 
 const FIX = path.join(REPO, 'test', 'fixtures', 'extract', 'src');

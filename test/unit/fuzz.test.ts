@@ -12,7 +12,7 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { compareMatches, MatchEngine, type EngineEntry, type LineMatch } from '../../server/src/core/engine';
-import { parseRecordBytes, parseRecordText, type LoadResult } from '../../server/src/core/loader';
+import { parseRecordBytes, parseRecordText, type LoadResult } from '../../server/src/core/load';
 import {
   captureNames,
   derivePattern,
@@ -26,11 +26,11 @@ import {
   placeholderNames,
 } from '../../server/src/core/pattern';
 import { linearRegex } from '../../server/src/core/linearRegex';
-import { decodeText } from '../../server/src/core/records/decode';
+import { decodeText } from '../../server/src/core/load/decode';
 import { renderRecord } from '../../server/src/core/render';
-import { hoverActions } from '../../server/src/server/commands';
+import { hoverActions } from '../../server/src/server/features/commandLinks';
 import { lineViews } from '../../server/src/core/text';
-import { RECORD_FIELDS } from '../../server/src/core/validate';
+import { RECORD_FIELDS } from '../../server/src/core/load/validate';
 
 const SEED = Number(process.env['FUZZ_SEED'] ?? 42);
 const RUNS = Number(process.env['FUZZ_RUNS'] ?? 150);
@@ -198,6 +198,8 @@ describe(`fuzz (seed ${SEED}, ${RUNS} runs)`, function () {
           fc.oneof(
             fc.constantFrom('(', ')', '(?:', '(?=', '(?<n>', '(?<=', '[', ']', '[^', '{', '}', '{2,}', '{1,3}', '*', '+', '?', '|', '^', '$', '.', '\\'),
             fc.constantFrom('\\d', '\\w', '\\s', '\\b', '\\1', '\\k<n>', '\\x4', '\\u00', '\\c', '(.+?)', '(.*?)', '(a+)+', '(.*a){20}'),
+            // line terminators in literals, raw and escaped (the fast path takes them too)
+            fc.constantFrom('\n', '\r', '\r\n', '\u2028', '\u2029', '\\n', '\\r', '\\u2028', '\\x0a'),
             fc.stringMatching(/^[a-z ]{1,8}$/),
           ),
           { maxLength: 20 },

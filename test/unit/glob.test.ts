@@ -4,7 +4,7 @@ import * as assert from 'node:assert/strict';
 import picomatch from 'picomatch';
 import { compileGlobs, globToRe2 } from '../../server/src/core/glob';
 import { DEFAULT_SETTINGS } from '../../server/src/protocol';
-import { isLogLike } from '../../server/src/server/logKind';
+import { isLogLike } from '../../server/src/server/state/logKind';
 
 describe('globs (errorExplainer.logFiles)', () => {
   const globs = [

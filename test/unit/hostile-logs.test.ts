@@ -18,7 +18,7 @@ import { MatchEngine } from '../../server/src/core/engine';
  * Not process.resourceUsage().maxRSS: Linux keeps the pre-exec peak in it, so a child spawned by a
  * mocha process of 300 MB reports at least 300 MB. (Else, without /proc, maxRSS.) */
 const PEAK_RSS_KB = "(() => { try { return Number(/VmHWM:\\s+(\\d+) kB/.exec(require('fs').readFileSync('/proc/self/status', 'utf8'))[1]); } catch { return process.resourceUsage().maxRSS; } })()";
-import { parseRecordText } from '../../server/src/core/loader';
+import { parseRecordText } from '../../server/src/core/load';
 import { CLI, REPO, tempDir } from '../shared/paths';
 import { bestMs } from '../shared/timing';
 

@@ -3,7 +3,9 @@
 // truncated, corrupted or of another format is detected and never used; --no-cache turns it off.
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import * as path from 'node:path';
 import { loadCatalog } from '../../server/src/cli/records';
 import { readCache } from '../../server/src/cli/indexCache';
@@ -74,6 +76,8 @@ describe('index cache (scan)', function () {
     const known = () => JSON.parse(readFileSync(path.join(dir, 'hashes.json'), 'utf8')) as { files: Record<string, { sha256: string; hashedAt: number }> };
     const before = known();
     assert.equal(Object.keys(before.files).length, 1);
+    // the first load took the hash from the bytes it read (no second read of the file)
+    assert.equal(Object.values(before.files)[0]!.sha256, createHash('sha256').update(readFileSync(records)).digest('hex'));
     assert.equal((await load()).cache, 'hit');
     assert.deepEqual(known(), before, 'not hashed again');
     // a file written within RACY_MS of its hash is hashed again each time (its mtime says nothing)
@@ -88,6 +92,25 @@ describe('index cache (scan)', function () {
     writeFileSync(records, text.slice(0, at) + (text[at] === 'X' ? 'Y' : 'X') + text.slice(at + 1));
     assert.equal(statSync(records).size, Buffer.byteLength(text));
     assert.equal((await load()).cache, 'absent');
+  });
+
+  it('a first load keys the cache by the bytes it read, for a gzip file and a folder too: the next load is a hit', async () => {
+    const folder = path.join(tmp, 'folder');
+    mkdirSync(path.join(folder, 'sub'), { recursive: true });
+    writeFileSync(path.join(folder, 'sub', 'ts.json.gz'), gzipSync(readFileSync(records)));
+    const data = JSON.parse(readFileSync(records, 'utf8')) as unknown[];
+    writeFileSync(path.join(folder, 'few.jsonl'), data.slice(0, 3).map((r) => JSON.stringify({ ...(r as object), id: undefined, slug: undefined })).join('\n'));
+    const loadFolder = () => loadCatalog([folder], true, undefined, { cache: { dir, minBytes: 0, full: true } });
+    const first = await loadFolder();
+    assert.equal(first.cache, 'absent');
+    assert.equal(first.saveCache!(), undefined);
+    const second = await loadFolder();
+    assert.equal(second.cache, 'hit');
+    assert.equal(second.catalog.records.length, first.catalog.records.length);
+    assert.deepEqual(JSON.parse(JSON.stringify(second.catalog.records)), JSON.parse(JSON.stringify(first.catalog.records)));
+    // a changed file in the folder: another key
+    writeFileSync(path.join(folder, 'few.jsonl'), data.slice(0, 2).map((r) => JSON.stringify({ ...(r as object), id: undefined, slug: undefined })).join('\n'));
+    assert.equal((await loadFolder()).cache, 'absent');
   });
 
   it('flipped bytes anywhere, truncation, another format or key, a missing or corrupted records file: never used', async () => {

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { MatchEngine } from '../../server/src/core/engine';
 import { RegexMatcher } from '../../server/src/core/engine/matchers';
 import { linearRegex, MAX_PROGRAM_SIZE, SETS } from '../../server/src/core/linearRegex';
-import { parseRecordText } from '../../server/src/core/loader';
+import { parseRecordText } from '../../server/src/core/load';
 import { patternProblem } from '../../server/src/core/pattern';
 import { REPO } from '../shared/paths';
 import { bestMs } from '../shared/timing';

@@ -8,9 +8,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import fc from 'fast-check';
-import { loadRecordsFromPath, parseRecordBytes, parseRecordChunks, parseRecordText } from '../../server/src/core/loader';
-import { MAX_RECORD_FILE_BYTES } from '../../server/src/core/records/decode';
-import { RECORD_FIELDS, validateRecord, validateRecordExact } from '../../server/src/core/validate';
+import { loadRecordsFromPath, parseRecordBytes, parseRecordChunks, parseRecordText } from '../../server/src/core/load';
+import { MAX_RECORD_FILE_BYTES } from '../../server/src/core/load/decode';
+import { RECORD_FIELDS, validateRecord, validateRecordExact } from '../../server/src/core/load/validate';
 import { REPO, tempDir } from '../shared/paths';
 
 const FIX = path.join(REPO, 'test/fixtures/records');
@@ -134,6 +134,42 @@ describe('loader: entry by entry = the whole text at once', function () {
         assert.ok(r, `${name} is read entry by entry`);
         assert.deepEqual(r, slow, `${name} in pieces of up to ${max} bytes`);
       }
+    }
+  });
+
+  it('line ends outside strings count wherever they are: inside a value, after it, in a text read again as JSON Lines', () => {
+    // the first value is followed by more, so the text is read again from its start as JSON Lines
+    // (the splitter's searches must not remember the first reading); a lone \r inside a value, and
+    // one after a line's value, each end a line for the positions after them
+    const texts = [
+      '{"id":"0123456789abcdef",\r"repo":"a/b","errorMessage":"a message that is long enough"}\r\n{"errorType":"x",\r"lineNumber":["Bad Tag"],"errorMessage":"a message that is long enough"}',
+      '{"errorMessage":"a message that is long enough"} \r {"errorMessage":"another message, long enough","severity":1}\n{"lineNumber":"x","errorMessage":"a third message long enough"}',
+      '[{"errorMessage":"a message that is long enough",\r\n"severity":1},\r{"errorMessage":"another one that is long enough","lineNumber":"x"}]',
+    ];
+    for (const text of texts) {
+      for (const name of ['f', 'f.jsonl', 'f.json']) {
+        const slow = parseRecordText(text, name, { streaming: false });
+        assert.deepEqual(parseRecordText(text, name), slow, `${name}: ${JSON.stringify(text)}`);
+        assert.ok(slow.problems.length + slow.records.length > 0);
+      }
+    }
+  });
+
+  it('a large read is decoded in pieces: characters of 2, 3 and 4 bytes across every piece boundary stay whole', () => {
+    // > 3 decode pieces (60 KiB each) of records whose messages are full of multi-byte characters
+    const recs = Array.from({ length: 400 }, (_, i) => ({
+      errorMessage: `record ${i}: ${'é—😀'.repeat(40 + (i % 7))} failed`,
+      documentation: 'ü'.repeat(i % 13),
+      lineNumber: i % 50 === 0 ? 'bad' : i + 1,
+    }));
+    for (const text of [JSON.stringify(recs), recs.map((r) => JSON.stringify(r)).join('\n')]) {
+      const bytes = Buffer.from(text, 'utf8');
+      assert.ok(bytes.length > 3 * 61440, `${bytes.length} bytes`);
+      const slow = parseRecordBytes(bytes, 'f', { streaming: false });
+      assert.equal(slow.records.length, 400);
+      assert.equal(slow.problems.length, 8);
+      assert.deepEqual(parseRecordBytes(bytes, 'f'), slow);
+      assert.deepEqual(parseRecordChunks([bytes], 'f'), slow);
     }
   });
 

@@ -3,9 +3,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import fc from 'fast-check';
-import { loadRecordsFromPath, mergeRecordSets, parseRecordBytes, parseRecordText, type LoadResult } from '../../server/src/core/loader';
+import { loadRecordsFromPath, mergeRecordSets, parseRecordBytes, parseRecordText, type LoadResult } from '../../server/src/core/load';
 import type { ErrorRecord, RecordProblem } from '../../server/src/core/record';
-import { RECORD_FIELDS } from '../../server/src/core/validate';
+import { RECORD_FIELDS } from '../../server/src/core/load/validate';
 import { REPO, tempDir } from '../shared/paths';
 
 const FIX = path.join(REPO, 'test/fixtures/records');

@@ -3,7 +3,7 @@
 import * as assert from 'node:assert/strict';
 import { isLogDocument } from '../../server/src/core/logKind';
 import { DEFAULT_SETTINGS } from '../../server/src/protocol';
-import { isLogLike } from '../../server/src/server/logKind';
+import { isLogLike } from '../../server/src/server/state/logKind';
 
 describe('log documents (core/logKind)', () => {
   const globs = DEFAULT_SETTINGS.logFiles;

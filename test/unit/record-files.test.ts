@@ -1,12 +1,12 @@
 // The web build's record files: the client's reading of a record path and encoding of a file
 // (client/src/recordFileData.ts), and the server's loading of what it was sent
-// (server/src/server/recordFiles.ts): the same order, ids and problems as paths on disk.
+// (server/src/server/state/recordFiles.ts): the same order, ids and problems as paths on disk.
 import * as assert from 'node:assert/strict';
 import * as zlib from 'node:zlib';
-import { validateRecord } from '../../server/src/core/validate';
+import { validateRecord } from '../../server/src/core/load/validate';
 import { classifyRecordPath, encodeRecordFile, gunzipBounded } from '../../client/src/recordFileData';
 import type { RecordFileDto } from '../../server/src/protocol';
-import { loadRecordFiles } from '../../server/src/server/recordFiles';
+import { loadRecordFiles } from '../../server/src/server/state/recordFiles';
 
 const b64 = (v: unknown): string => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64');
 // complete records (every field, defaults filled): bundled files are validated strictly, as on the desktop

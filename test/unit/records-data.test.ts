@@ -4,9 +4,9 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { loadRecordsFromPath } from '../../server/src/core/loader';
+import { loadRecordsFromPath } from '../../server/src/core/load';
 import { ERROR_TYPES, HANDLING_STRATEGIES, SEVERITIES } from '../../server/src/core/record';
-import { RECORD_FIELDS, messagePatternProblem } from '../../server/src/core/validate';
+import { RECORD_FIELDS, messagePatternProblem } from '../../server/src/core/load/validate';
 import { BUNDLED_RECORDS, REPO } from '../shared/paths';
 
 const SEEDS = '/work/shared/seed-records';

@@ -2,17 +2,17 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Catalog } from '../../server/src/core/catalog';
-import { parseRecordText } from '../../server/src/core/loader';
+import { parseRecordText } from '../../server/src/core/load';
 import type { ErrorRecord } from '../../server/src/core/record';
 import { DEFAULT_SETTINGS, ErrorExplainerSettings } from '../../server/src/protocol';
 import type { ServerContext } from '../../server/src/server/context';
-import { DocumentStore } from '../../server/src/server/documents';
-import { FileRefResolver } from '../../server/src/server/fileRefs';
-import { isLogLike } from '../../server/src/server/logKind';
-import { RaiseSiteResolver } from '../../server/src/server/raiseSite';
-import { RecordIndex } from '../../server/src/server/recordIndex';
+import { DocumentStore } from '../../server/src/server/state/documents';
+import { FileRefResolver } from '../../server/src/server/state/fileRefResolver';
+import { isLogLike } from '../../server/src/server/state/logKind';
+import { RaiseSiteResolver } from '../../server/src/server/state/raiseSiteResolver';
+import { RecordIndex } from '../../server/src/core/recordIndex';
 import type { Logger } from '../../server/src/server/runSafe';
-import { SeenRecords } from '../../server/src/server/seen';
+import { SeenRecords } from '../../server/src/server/state/seen';
 import { pathToUri } from '../../server/src/server/uri';
 
 import { REPO, WORKSPACE_FIXTURE as FIXTURE } from '../shared/paths';

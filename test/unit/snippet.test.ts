@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { ErrorRecord } from '../../server/src/core/record';
 import { languageById } from '../../server/src/core/languages';
-import { type SnippetTarget, escapeSnippet, formatSnippet, planSnippet, snippetHeader, snippetToText, surroundWithTry } from '../../server/src/core/snippet';
+import { type SnippetTarget, escapeSnippet, formatSnippet, planSnippet, snippetHeader, snippetLanguage, snippetToText, surroundWithTry } from '../../server/src/core/snippet';
 import bundled from '../../records/sgl-project/sglang.json';
 
 const seeds = bundled as unknown as ErrorRecord[];
@@ -19,6 +19,19 @@ const py = (over: Partial<SnippetTarget> = {}): SnippetTarget => ({
 });
 
 describe('snippet', () => {
+  describe('snippetLanguage (the one rule: which language a snippet is written in)', () => {
+    const rec = (filePath: string | null): ErrorRecord => ({ ...sent, filePath });
+    it('the document language when known (aliases too), else its path, else the id given with the record comments, else the record, else plaintext', () => {
+      assert.deepEqual(snippetLanguage(rec('a/x.py'), 'typescript', '/w/x.py'), languageById('typescript'));
+      assert.equal(snippetLanguage(rec('a/x.py'), 'ts', null).id, 'typescript');
+      assert.deepEqual(snippetLanguage(rec('a/x.py'), 'plaintext', '/w/x.go'), languageById('go'));
+      assert.deepEqual(snippetLanguage(rec('a/x.ts'), 'haxe', '/w/x.hx'), { ...languageById('typescript')!, id: 'haxe' });
+      assert.deepEqual(snippetLanguage(rec('a/x.ts'), undefined, 'untitled:Untitled-1'), languageById('typescript'));
+      assert.deepEqual(snippetLanguage(rec(null), undefined, null), { id: 'plaintext', lineComment: '#' });
+      assert.deepEqual(snippetLanguage(rec(null), 'haxe'), { id: 'haxe', lineComment: '#' });
+    });
+  });
+
   describe('snippetHeader', () => {
     it('names the record by its slug (cut at a hyphen to 40 characters) in the language comment syntax', () => {
       assert.ok(HEADER.length <= 60, 'one short line');

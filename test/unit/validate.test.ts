@@ -14,7 +14,7 @@ import {
   suggestField,
   validateRecord,
   type FieldIssue,
-} from '../../server/src/core/validate';
+} from '../../server/src/core/load/validate';
 
 const bundled: ErrorRecord[] = JSON.parse(fs.readFileSync(path.join(__dirname, '../../records/sgl-project/sglang.json'), 'utf8'));
 const base = (): Record<string, unknown> => structuredClone(bundled[0]!) as unknown as Record<string, unknown>;

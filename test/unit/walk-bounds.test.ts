@@ -1,12 +1,12 @@
-// Record folders read only inside their bounds (core/records/walk.ts `within`, used by the
+// Record folders read only inside their bounds (core/load/walk.ts `within`, used by the
 // server's record sources): a symlink out of the workspace or out of a configured folder is
 // reported and not followed; links that stay inside are.
 import * as assert from 'node:assert/strict';
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { loadRecordsFromPath } from '../../server/src/core/loader';
-import { listRecordFiles } from '../../server/src/core/records/walk';
-import { sourceSpecs } from '../../server/src/server/recordSources';
+import { loadRecordsFromPath } from '../../server/src/core/load';
+import { listRecordFiles } from '../../server/src/core/load/walk';
+import { sourceSpecs } from '../../server/src/server/state/recordSources';
 import { tempDir } from '../shared/paths';
 
 describe('record folders stay inside their bounds', () => {

@@ -15,23 +15,30 @@
 // (the scan loads and builds as if there were no cache, and writes a good one). Writes go to a
 // temporary file renamed into place, so a reader sees the old file or the new one, never half.
 //
-// Records come back lazily: the fields matching, ranking, confidence and the json/count output use
-// are decoded with the index ("lite" columns); the rest (documentation, solutions, source code…)
-// is parsed from the record's own JSON the first time one of them is read (text and sarif output,
-// once per record shown).
+// What the engine needs of every record (id, pattern, capture names, error code) is one section,
+// decoded whole into plain entries. Records come back lazily: the fields matching, ranking,
+// confidence and the json/count output use ("lite") are parsed from the record's own row the first
+// time the record is read; the rest (documentation, solutions, source code…: the "heavy" fields)
+// from the records file, the first time one of them is read (text and sarif output, once per
+// record shown).
+//
+// Writing streams: each record's rows are encoded into one reused buffer that is hashed and written
+// as it fills, so a cold scan neither holds a second copy of the records as bytes nor concatenates
+// them.
 import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import * as path from 'node:path';
 import * as v8 from 'node:v8';
-import { Catalog, safeCaptureNames } from '../core/catalog';
+import { Catalog, engineEntry } from '../core/catalog';
 import { type EngineEntry, type EngineSnapshot, MatchEngine } from '../core/engine';
+import type { FileDigest } from '../core/load';
 import type { ErrorRecord, RecordOrigin, RecordProblem } from '../core/record';
-import { listRecordFiles } from '../core/records/walk';
+import { listRecordFiles } from '../core/load/walk';
 import { cacheHome } from '../core/dataset';
 
 const MAGIC = Buffer.from('EEIDX\x01\n', 'latin1');
 /** Bump when the file layout or what a section holds changes. */
-const FORMAT = 2;
+const FORMAT = 3;
 /** Cache files kept (newest first by modification time); older ones are removed after a write. */
 const MAX_ENTRIES = 4;
 /** Record sources smaller than this load faster than a cache file is read: not cached. */
@@ -60,27 +67,94 @@ export interface CachedLoad {
   sources: { origin: RecordOrigin; path: string; records: number }[];
 }
 
-/** The key of a set of record sources, and their total size; undefined when a source cannot be listed or read. */
-export async function cacheKey(sources: readonly CacheSource[], noBundled: boolean, dir?: string): Promise<{ key: string; bytes: number; rememberHashes: () => void } | undefined> {
-  const known = knownHashes(dir);
+/** One record file as the key names it. */
+interface KeyFile {
+  file: string;
+  size: number;
+  sha256: string;
+}
+
+/** The key: the one definition (a first load's digests and a later run's hashes give the same). */
+function keyOf(noBundled: boolean, sources: readonly { origin: RecordOrigin; path: string; files: readonly KeyFile[] }[]): string {
   const h = createHash('sha256');
   h.update(`format ${FORMAT}\0`);
   h.update(codeHash());
   h.update(`\0bundled ${noBundled ? 0 : 1}\0`);
-  let bytes = 0;
   for (const s of sources) {
     h.update(`source\0${s.origin}\0${path.resolve(s.path)}\0`);
+    for (const f of s.files) h.update(`file\0${f.file}\0${f.size}\0${f.sha256}\0`);
+  }
+  return h.digest('hex');
+}
+
+export type CacheKey =
+  | { key: string; bytes: number; rememberHashes: () => void }
+  /** A file no run has hashed yet (no cache can hold it): load it with `digests` and take the key
+   * from the bytes the load read (keyFromDigests), instead of reading every file once more here. */
+  | { deferred: true; bytes: number };
+
+/** The key of a set of record sources, and their total size; undefined when a source cannot be
+ * listed or read. `deferUnknown`: see CacheKey. */
+export async function cacheKey(sources: readonly CacheSource[], noBundled: boolean, dir?: string, opts: { deferUnknown?: boolean } = {}): Promise<CacheKey | undefined> {
+  const known = knownHashes(dir);
+  let bytes = 0;
+  let deferred = false;
+  const listed: { origin: RecordOrigin; path: string; files: KeyFile[] }[] = [];
+  for (const s of sources) {
     const walked = await listRecordFiles(s.path);
     if (walked.problems.length) return undefined; // links refused etc.: the loader reports them; no cache
+    const files: KeyFile[] = [];
     for (const f of walked.files) {
+      if (opts.deferUnknown && !deferred && unknownFile(f, known)) deferred = true;
+      if (deferred) {
+        try {
+          bytes += statSync(f).size;
+        } catch {
+          return undefined;
+        }
+        continue;
+      }
       const got = fileHash(f, known);
       if (!got) return undefined;
       bytes += got.size;
-      h.update(`file\0${f}\0${got.size}\0${got.sha256}\0`);
+      files.push({ file: f, ...got });
     }
+    listed.push({ origin: s.origin, path: s.path, files });
   }
+  if (deferred) return { deferred: true, bytes };
   // (saved only by a caller that caches this set: small sets leave no file behind)
-  return { key: h.digest('hex'), bytes, rememberHashes: () => dir && known.changed && saveKnownHashes(dir, known) };
+  return { key: keyOf(noBundled, listed), bytes, rememberHashes: () => dir && known.changed && saveKnownHashes(dir, known) };
+}
+
+/** The key of what a load read: `files` per source as the load listed them, each with its digest
+ * (loader LoadOptions.digests), and the remembered hashes updated; undefined when a file has none
+ * (not a regular file, not read). */
+export function keyFromDigests(
+  sources: readonly { origin: RecordOrigin; path: string; files: readonly string[] }[],
+  noBundled: boolean,
+  digests: ReadonlyMap<string, FileDigest>,
+  dir: string,
+): { key: string; rememberHashes: () => void } | undefined {
+  const listed: { origin: RecordOrigin; path: string; files: KeyFile[] }[] = [];
+  const known = knownHashes(dir);
+  for (const s of sources) {
+    const files: KeyFile[] = [];
+    for (const f of s.files) {
+      const d = digests.get(f);
+      if (!d) return undefined;
+      files.push({ file: f, size: d.size, sha256: d.sha256 });
+      if (d.unchanged) {
+        try {
+          known.files[realpathSync(f)] = { size: d.size, mtimeMs: d.mtimeMs, ino: d.ino, sha256: d.sha256, hashedAt: d.hashedAt };
+          known.changed = true;
+        } catch {
+          // gone: not remembered
+        }
+      }
+    }
+    listed.push({ origin: s.origin, path: s.path, files });
+  }
+  return { key: keyOf(noBundled, listed), rememberHashes: () => known.changed && saveKnownHashes(dir, known) };
 }
 
 /** Content hashes of record files seen before, by real path: reused while the file's size,
@@ -133,6 +207,16 @@ function fileHash(file: string, known: KnownHashes): { size: number; sha256: str
     return { size: data.length, sha256 };
   } catch {
     return undefined;
+  }
+}
+
+/** No hash is remembered for this file at all (a file seen before but changed since is hashed:
+ * its content may still be that of a cache entry). */
+function unknownFile(file: string, known: KnownHashes): boolean {
+  try {
+    return known.files[realpathSync(file)] === undefined;
+  } catch {
+    return false; // fileHash says why it cannot be read
   }
 }
 
@@ -268,6 +352,9 @@ interface Meta {
   count: number;
 }
 
+/** The engine's view of every record, column by column: ids, patterns, error codes, capture names. */
+type EntryColumns = [string[], string[], (string | null)[], string[][]];
+
 function decode(sections: Map<string, Buffer>, blob: RecordsBlob): CachedLoad {
   const need = (name: string): Buffer => {
     const s = sections.get(name);
@@ -275,19 +362,20 @@ function decode(sections: Map<string, Buffer>, blob: RecordsBlob): CachedLoad {
     return s;
   };
   const meta = JSON.parse(need('meta').toString('utf8')) as Meta;
-  // lite rows: one JSON array per record ([...LITE fields, capture names]), parsed when the record is first read
+  const n = meta.count;
+  // lite rows: one JSON array per record (the LITE fields), parsed when the record is first read
   const liteText = need('lite');
   const liteAt = v8.deserialize(need('liteOffsets')) as Float64Array;
   const offsets = v8.deserialize(need('recordOffsets')) as Float64Array;
   const snapshot = v8.deserialize(need('engine')) as EngineSnapshot;
-  const n = meta.count;
+  const cols = JSON.parse(need('entries').toString('utf8')) as EntryColumns;
   if (!(liteAt instanceof Float64Array) || !(offsets instanceof Float64Array) || liteAt.length !== n + 1 || offsets.length !== n + 1 || liteAt[n] !== liteText.length) throw new Error('record count');
+  if (!Array.isArray(cols) || cols.length !== 4 || cols.some((c) => !Array.isArray(c) || c.length !== n)) throw new Error('entry count');
+  const [ids, patterns, codes, captures] = cols;
+  const entries = new Array<EngineEntry>(n);
+  for (let i = 0; i < n; i++) entries[i] = { id: ids[i]!, pattern: patterns[i]!, captureNames: captures[i]!, errorCode: codes[i]! };
   const store: Store = { blob, offsets };
   const records = lazyList<ErrorRecord>(n, (i) => lazyRecord(JSON.parse(liteText.toString('utf8', liteAt[i]!, liteAt[i + 1]!)) as unknown[], store, i));
-  const entries = lazyList<EngineEntry>(n, (i) => {
-    const r = records[i]!;
-    return { id: r.id, pattern: r.messagePattern, captureNames: (r as unknown as Lazy)[CAPTURES], errorCode: r.errorCode };
-  });
   const engine = MatchEngine.restore(entries, snapshot);
   return { catalog: new Catalog(records, engine), problems: meta.problems, sources: meta.sources };
 }
@@ -299,18 +387,16 @@ interface Store {
 
 const STORE = Symbol('store');
 const INDEX = Symbol('index');
-const CAPTURES = Symbol('captures');
 
 interface Lazy {
   [STORE]: Store;
   [INDEX]: number;
-  [CAPTURES]: string[];
 }
 
 /**
- * An array of n items made on first read (`make(i)`, then kept): the cached catalog's records and
- * engine entries, so a scan pays only for the records it matches. Indexing, length, iteration and
- * the array methods work as on an array (reads only).
+ * An array of n items made on first read (`make(i)`, then kept): the cached catalog's records, so
+ * a scan pays only for the records it matches. Indexing, length, iteration and the array methods
+ * work as on an array (reads only).
  */
 function lazyList<T>(n: number, make: (i: number) => T): T[] {
   const made = new Array<T | undefined>(n);
@@ -356,8 +442,9 @@ function lazyList<T>(n: number, make: (i: number) => T): T[] {
 function materialize(o: Lazy): void {
   const s = o[STORE];
   const i = o[INDEX];
-  const full = JSON.parse(s.blob.bytes().toString('utf8', s.offsets[i]!, s.offsets[i + 1]!)) as Record<string, unknown>;
-  for (const k of HEAVY) Object.defineProperty(o, k, { value: full[k] ?? null, writable: true, enumerable: true, configurable: true });
+  const heavy = JSON.parse(s.blob.bytes().toString('utf8', s.offsets[i]!, s.offsets[i + 1]!)) as unknown[];
+  if (!Array.isArray(heavy) || heavy.length !== HEAVY.length) throw new Error(`index cache: record ${i} has no heavy row`);
+  for (let k = 0; k < HEAVY.length; k++) Object.defineProperty(o, HEAVY[k]!, { value: heavy[k] ?? null, writable: true, enumerable: true, configurable: true });
 }
 
 const LAZY_PROTO: object = (() => {
@@ -387,67 +474,135 @@ const LAZY_PROTO: object = (() => {
 })();
 
 function lazyRecord(row: unknown[], store: Store, i: number): ErrorRecord {
-  if (!Array.isArray(row) || row.length !== LITE.length + 1 || !Array.isArray(row[LITE.length])) throw new Error(`index cache: record ${i} is not a lite row`);
+  if (!Array.isArray(row) || row.length !== LITE.length) throw new Error(`index cache: record ${i} is not a lite row`);
   const o = Object.create(LAZY_PROTO) as Record<string | symbol, unknown>;
   for (let k = 0; k < LITE.length; k++) o[LITE[k]!] = row[k];
   Object.defineProperty(o, STORE, { value: store });
   Object.defineProperty(o, INDEX, { value: i });
-  Object.defineProperty(o, CAPTURES, { value: row[LITE.length] });
   return o as unknown as ErrorRecord;
 }
 
-/** Writes the cache file of `key` (atomically), then keeps the newest MAX_ENTRIES. Errors are returned, never thrown. */
-export function writeCache(dir: string, key: string, load: CachedLoad): string | undefined {
+/** Strings encoded into one reused buffer, handed to `sink` (which must consume the bytes at once)
+ * each time it fills; `size`: bytes so far. */
+class ByteWriter {
+  private readonly buf: Buffer;
+  private at = 0;
+  size = 0;
+  constructor(
+    private readonly sink: (bytes: Buffer) => void,
+    chunk = 8 << 20,
+  ) {
+    this.buf = Buffer.allocUnsafe(chunk);
+  }
+
+  string(s: string): void {
+    // at most 3 bytes per UTF-16 unit
+    if (this.at + s.length * 3 > this.buf.length) {
+      this.flush();
+      if (s.length * 3 > this.buf.length) {
+        const b = Buffer.from(s, 'utf8');
+        this.sink(b);
+        this.size += b.length;
+        return;
+      }
+    }
+    const n = this.buf.write(s, this.at, 'utf8');
+    this.at += n;
+    this.size += n;
+  }
+
+  flush(): void {
+    if (this.at > 0) this.sink(this.buf.subarray(0, this.at));
+    this.at = 0;
+  }
+}
+
+/** Writes the cache file of `key` (atomically), then keeps the newest MAX_ENTRIES. `entries`: the
+ * engine's entries of the records, when the caller has them (else made again). Errors are
+ * returned, never thrown. */
+export function writeCache(dir: string, key: string, load: CachedLoad, entries?: readonly EngineEntry[]): string | undefined {
+  let tmp: string | undefined;
   try {
     const records = load.catalog.records;
     const n = records.length;
+    if (entries && entries.length !== n) entries = undefined;
+    mkdirSync(dir, { recursive: true });
+    // the records file first (streamed): an index file in place always has its records file beside it
+    const recordsTarget = recordsFileOf(dir, key);
+    tmp = `${recordsTarget}.${process.pid}.tmp`;
+    const fd = openSync(tmp, 'w', 0o600);
+    const recordsHash = createHash('sha256');
+    const offsets = new Float64Array(n + 1);
     const liteParts: Buffer[] = [];
     const liteAt = new Float64Array(n + 1);
-    let liteSize = 0;
-    const offsets = new Float64Array(n + 1);
-    const parts: Buffer[] = [];
-    let size = 0;
-    for (let i = 0; i < n; i++) {
-      const r = records[i]!;
-      const row = Buffer.from(JSON.stringify([...LITE.map((k) => (r as unknown as Record<string, unknown>)[k] ?? null), safeCaptureNames(r)]), 'utf8');
-      liteAt[i] = liteSize;
-      liteParts.push(row);
-      liteSize += row.length;
-      const json = Buffer.from(JSON.stringify(r), 'utf8');
-      offsets[i] = size;
-      parts.push(json);
-      size += json.length;
+    const ids: string[] = new Array<string>(n);
+    const patterns: string[] = new Array<string>(n);
+    const codes: (string | null)[] = new Array<string | null>(n);
+    const captures: string[][] = new Array<string[]>(n);
+    try {
+      const heavyOut = new ByteWriter((b) => {
+        recordsHash.update(b);
+        writeSync(fd, b);
+      });
+      const liteOut = new ByteWriter((b) => liteParts.push(Buffer.from(b)), 1 << 20);
+      const heavyRow = new Array<unknown>(HEAVY.length);
+      const liteRow = new Array<unknown>(LITE.length);
+      for (let i = 0; i < n; i++) {
+        const r = records[i]! as unknown as Record<string, unknown>;
+        for (let k = 0; k < LITE.length; k++) liteRow[k] = r[LITE[k]!] ?? null;
+        liteAt[i] = liteOut.size;
+        liteOut.string(JSON.stringify(liteRow));
+        for (let k = 0; k < HEAVY.length; k++) heavyRow[k] = r[HEAVY[k]!] ?? null;
+        offsets[i] = heavyOut.size;
+        heavyOut.string(JSON.stringify(heavyRow));
+        const e = entries?.[i] ?? engineEntry(records[i]!);
+        ids[i] = e.id;
+        patterns[i] = e.pattern;
+        codes[i] = e.errorCode;
+        captures[i] = e.captureNames;
+      }
+      heavyOut.flush();
+      liteOut.flush();
+      liteAt[n] = liteOut.size;
+      offsets[n] = heavyOut.size;
+    } finally {
+      closeSync(fd);
     }
-    liteAt[n] = liteSize;
-    offsets[n] = size;
+    const recordsInfo = { length: offsets[n]!, sha256: recordsHash.digest('hex') };
+    renameSync(tmp, recordsTarget);
+    tmp = undefined;
     const meta: Meta = { problems: load.problems, sources: load.sources, count: n };
     const sections: [string, Buffer][] = [
       ['meta', Buffer.from(JSON.stringify(meta), 'utf8')],
-      ['lite', Buffer.concat(liteParts, liteSize)],
+      ['lite', Buffer.concat(liteParts, liteAt[n])],
       ['liteOffsets', v8.serialize(liteAt)],
       ['recordOffsets', v8.serialize(offsets)],
+      ['entries', Buffer.from(JSON.stringify([ids, patterns, codes, captures] satisfies EntryColumns), 'utf8')],
       ['engine', v8.serialize(load.catalog.engine.snapshot())],
     ];
     const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-    const blob = Buffer.concat(parts, size);
     const header = Buffer.from(
       JSON.stringify({
         format: FORMAT,
         key,
         sections: sections.map(([name, data]) => ({ name, length: data.length, sha256: sha(data) })),
-        records: { length: blob.length, sha256: sha(blob) },
+        records: recordsInfo,
       } satisfies Header),
       'utf8',
     );
     const len = Buffer.alloc(4);
     len.writeUInt32LE(header.length);
-    mkdirSync(dir, { recursive: true });
-    // the records file first: an index file in place always has its records file beside it
-    writeAtomically(recordsFileOf(dir, key), [blob]);
     writeAtomically(fileOf(dir, key), [MAGIC, len, header, ...sections.map(([, d]) => d)]);
     evict(dir);
     return undefined;
   } catch (e) {
+    if (tmp) {
+      try {
+        unlinkSync(tmp);
+      } catch {
+        // not written
+      }
+    }
     return (e as Error).message;
   }
 }

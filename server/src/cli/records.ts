@@ -2,12 +2,13 @@
 // (later sources win on duplicate ids) into one Catalog.
 import { existsSync, statSync } from 'node:fs';
 import * as path from 'node:path';
-import { Catalog } from '../core/catalog';
-import { loadRecordsFromPath, mergeRecordSets } from '../core/loader';
-import type { LoadResult } from '../core/loader';
+import { Catalog, engineEntry } from '../core/catalog';
+import { MatchEngine } from '../core/engine';
+import { loadRecordsFromPath, mergeRecordSets } from '../core/load';
+import type { FileDigest, LoadResult } from '../core/load';
 import type { ErrorRecord, RecordOrigin, RecordProblem } from '../core/record';
 import { IoError } from './command';
-import { type CacheMiss, type CacheSource, cacheKey, readCache, writeCache } from './indexCache';
+import { type CacheMiss, type CacheSource, cacheKey, keyFromDigests, readCache, writeCache } from './indexCache';
 
 /**
  * The bundled records folder: `records/` next to the bundle (dist/cli.js -> ../records), or at the
@@ -57,7 +58,6 @@ export interface CacheOptions {
 /** Loads bundled (unless noBundled) + user record paths; problems are returned, never thrown.
  * `datasetRecords` (scan --dataset) rank between bundled and user records on duplicate ids. */
 export async function loadCatalog(recordPaths: string[], noBundled: boolean, datasetRecords?: ErrorRecord[], opts: { datasetPath?: string; cache?: CacheOptions } = {}): Promise<LoadedCatalog> {
-  let key: string | undefined;
   if (opts.cache && !datasetRecords) {
     const keySources: CacheSource[] = [];
     if (!noBundled) {
@@ -68,22 +68,54 @@ export async function loadCatalog(recordPaths: string[], noBundled: boolean, dat
       checkReadable(p, 'records');
       keySources.push({ origin: 'user', path: p });
     }
-    const k = await cacheKey(keySources, noBundled, opts.cache.dir);
+    const dir = opts.cache.dir;
+    const k = await cacheKey(keySources, noBundled, dir, { deferUnknown: true });
     if (k && k.bytes >= opts.cache.minBytes) {
+      if ('deferred' in k) {
+        // a file never hashed: no cache can hold it; the key comes from the bytes the load reads
+        const digests = new Map<string, FileDigest>();
+        const loaded = await loadCatalogUncached(recordPaths, noBundled, undefined, { ...opts, digests });
+        if (loaded.sets.length !== keySources.length) return { ...loaded.catalog, cache: 'off' };
+        const got = keyFromDigests(
+          loaded.sets.map((s, i) => ({ origin: keySources[i]!.origin, path: keySources[i]!.path, files: s.result.files })),
+          noBundled,
+          digests,
+          dir,
+        );
+        if (!got) return { ...loaded.catalog, cache: 'off' };
+        return withSave(loaded.catalog, 'absent', () => {
+          got.rememberHashes();
+          return got.key;
+        }, dir);
+      }
       k.rememberHashes();
-      const got = readCache(opts.cache.dir, k.key, { full: opts.cache.full === true });
+      const got = readCache(dir, k.key, { full: opts.cache.full === true });
       if ('load' in got) return { ...got.load, cache: 'hit' };
-      key = k.key;
       const loaded = await loadCatalogUncached(recordPaths, noBundled, datasetRecords, opts);
-      const dir = opts.cache.dir;
-      return { ...loaded, cache: got.miss, saveCache: () => writeCache(dir, k.key, loaded) };
+      return withSave(loaded.catalog, got.miss, () => k.key, dir);
     }
+    const loaded = await loadCatalogUncached(recordPaths, noBundled, datasetRecords, opts);
+    return { ...loaded.catalog, cache: 'off' };
   }
-  const loaded = await loadCatalogUncached(recordPaths, noBundled, datasetRecords, opts);
-  return opts.cache && !key ? { ...loaded, cache: 'off' } : loaded;
+  return (await loadCatalogUncached(recordPaths, noBundled, datasetRecords, opts)).catalog;
 }
 
-async function loadCatalogUncached(recordPaths: string[], noBundled: boolean, datasetRecords: ErrorRecord[] | undefined, opts: { datasetPath?: string }): Promise<LoadedCatalog> {
+/** A loaded catalog that writes the cache file of `key()` when asked (after the scan): the engine
+ * is built over entries made once, which the scan uses and the cache file stores. */
+function withSave(loaded: LoadedCatalog, miss: CacheMiss, key: () => string, dir: string): LoadedCatalog {
+  const entries = loaded.catalog.records.map(engineEntry);
+  const catalog = new Catalog(loaded.catalog.records as ErrorRecord[], MatchEngine.build(entries));
+  const built = { ...loaded, catalog };
+  return { ...built, cache: miss, saveCache: () => writeCache(dir, key(), built, entries) };
+}
+
+async function loadCatalogUncached(
+  recordPaths: string[],
+  noBundled: boolean,
+  datasetRecords: ErrorRecord[] | undefined,
+  opts: { datasetPath?: string; digests?: Map<string, FileDigest> },
+): Promise<{ catalog: LoadedCatalog; sets: { origin: RecordOrigin; result: LoadResult }[] }> {
+  const digests = opts.digests ? { digests: opts.digests } : {};
   const sets: { origin: RecordOrigin; result: LoadResult }[] = [];
   const sources: LoadedCatalog['sources'] = [];
   const add = (origin: RecordOrigin, p: string, result: LoadResult): void => {
@@ -93,13 +125,13 @@ async function loadCatalogUncached(recordPaths: string[], noBundled: boolean, da
   if (!noBundled) {
     const bundled = bundledRecordsPath();
     if (!bundled) throw new IoError('bundled records not found (use --records PATH or --no-bundled)');
-    add('bundled', bundled, await loadRecordsFromPath(bundled, { strict: true }));
+    add('bundled', bundled, await loadRecordsFromPath(bundled, { strict: true, ...digests }));
   }
   if (datasetRecords) add('dataset', opts.datasetPath ?? '(dataset)', { records: datasetRecords, problems: [], files: [] });
   for (const p of recordPaths) {
     checkReadable(p, 'records');
-    add('user', path.resolve(p), await loadRecordsFromPath(p, { strict: false }));
+    add('user', path.resolve(p), await loadRecordsFromPath(p, { strict: false, ...digests }));
   }
   const merged = mergeRecordSets(sets);
-  return { catalog: new Catalog(merged.records), problems: merged.problems, sources };
+  return { catalog: { catalog: new Catalog(merged.records), problems: merged.problems, sources }, sets };
 }

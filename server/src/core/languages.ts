@@ -122,6 +122,11 @@ export function languageById(languageId: string): LanguageInfo | undefined {
 }
 
 /** The Markdown fence info string for a file path: the language id, or '' when unknown. */
+/** A document's language: its language id when known here (aliases resolved), else its path's. */
+export function documentLanguage(languageId: string | undefined, filePath: string | null): LanguageInfo | undefined {
+  return (languageId ? languageById(languageId) : undefined) ?? languageForPath(filePath);
+}
+
 export function fenceLanguage(filePath: string | null): string {
   return languageForPath(filePath)?.id ?? '';
 }

@@ -212,9 +212,10 @@ export function patternProblem(pattern: string): string | undefined {
   // Fast path for simple patterns (literals and (.+?) holes: every derived ErrLookup pattern). They
   // always compile and are matched without any regex engine (ChainMatcher): only the length and
   // the literal characters are left to check. Same answers as the full check (patternProblemFull;
-  // the fuzz tests compare them), without compiling a program per record.
+  // the fuzz tests compare them, line terminators in literals included), without compiling a
+  // program per record.
   const simple = parseSimplePattern(pattern);
-  if (simple && !simple.literals.some((l) => /[\n\r\u2028\u2029]/.test(l))) {
+  if (simple) {
     if (pattern.length > MAX_PATTERN_LENGTH) return `pattern is longer than ${MAX_PATTERN_LENGTH} characters (${pattern.length})`;
     let lits = 0;
     for (const l of simple.literals) lits += l.length;

@@ -4,7 +4,7 @@
 // that the document does not know (planSnippet: plain text for any client, snippet syntax for
 // editors with tab stops). Inserting text never runs anything; this module only builds strings.
 import type { ErrorRecord } from './record';
-import { type LanguageInfo, commentLine, languageById, languageForPath } from './languages';
+import { type LanguageInfo, commentLine, documentLanguage, languageForPath } from './languages';
 import { stripControls } from './render';
 import { statementAt } from './sourceContext';
 
@@ -33,11 +33,22 @@ export function snippetHeader(record: ErrorRecord, lang: LanguageInfo): string {
   return commentLine(lang, text) ?? commentLine({ id: lang.id, lineComment: '#' }, text)!;
 }
 
-/** Comment syntax for a target: the document's language, else the record's, else `#`. */
+/**
+ * The language a snippet is written in, the one rule: the document's (its language id when known
+ * here, else its path's); else the id as given (or, without one, the record's language; else
+ * plaintext) with the record's comment syntax, else `#`.
+ */
+export function snippetLanguage(record: ErrorRecord, languageId: string | undefined, filePath: string | null = null): LanguageInfo {
+  const known = documentLanguage(languageId, filePath);
+  if (known) return known;
+  const recordLang = languageForPath(record.filePath);
+  const id = languageId ?? recordLang?.id ?? 'plaintext';
+  return recordLang ? { ...recordLang, id } : { id, lineComment: '#' };
+}
+
+/** Comment syntax for a target (its languageId resolved by snippetLanguage). */
 function targetLanguage(record: ErrorRecord, target: SnippetTarget): LanguageInfo {
-  const lang = languageById(target.languageId);
-  if (lang && (lang.lineComment || lang.blockComment)) return lang;
-  return languageForPath(record.filePath) ?? { id: target.languageId, lineComment: '#' };
+  return snippetLanguage(record, target.languageId);
 }
 
 /** The lines of a record's code field as a snippet body: control characters removed, blank lines

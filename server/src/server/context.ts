@@ -3,12 +3,12 @@
 // connection.
 import type { RecordCatalog } from '../core/catalog';
 import type { ErrorExplainerSettings } from '../protocol';
-import type { DocumentStore, TrackedDocument } from './documents';
-import type { FileRefResolver } from './fileRefs';
-import type { RaiseSiteResolver } from './raiseSite';
-import type { RecordIndex } from './recordIndex';
+import type { DocumentStore, TrackedDocument } from './state/documents';
+import type { FileRefResolver } from './state/fileRefResolver';
+import type { RaiseSiteResolver } from './state/raiseSiteResolver';
+import type { RecordIndex } from '../core/recordIndex';
 import type { Logger } from './runSafe';
-import type { SeenRecords } from './seen';
+import type { SeenRecords } from './state/seen';
 
 export interface ServerContext {
   readonly log: Logger;

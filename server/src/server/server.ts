@@ -1,23 +1,19 @@
-// LSP wiring: the ONLY module that touches the connection. Features live in their own modules
-// and take a ServerContext + plain params. startServer() works with any Connection (stdio, node
-// IPC, or an in-memory stream pair in tests) and assumes no particular editor.
+// LSP wiring: the ONLY module that touches the connection. Features live in features/ and take a
+// ServerContext + plain params; what the server keeps between requests lives in state/ (the
+// records and their reloads: state/records.ts). startServer() works with any Connection (stdio,
+// node IPC, a Web Worker's port, or an in-memory stream pair in tests) and assumes no particular
+// editor. wire() builds the state and feature helpers once; bindLifecycle, bindNotifications and
+// bindRequests bind every handler through one helper (binder: answer / notified): failures are
+// contained (runSafe), and what needs the records waits for their first load.
 import {
-  type ClientCapabilities,
-  CodeActionKind,
+  type CancellationToken,
   Connection,
   DidChangeConfigurationNotification,
   DidChangeWatchedFilesNotification,
-  Disposable,
   DocumentDiagnosticReportKind,
-  FileSystemWatcher,
   InitializeParams,
   InitializeResult,
-  TextDocumentSyncKind,
-  WatchKind,
 } from 'vscode-languageserver';
-import * as path from 'node:path';
-import { Catalog } from '../core/catalog';
-import type { DatasetService } from '../core/dataset';
 import {
   AgentExplainRequest,
   LogLinesRequest,
@@ -31,7 +27,6 @@ import {
   DatasetSyncRequest,
   ExplainTextRequest,
   InitializationOptions,
-  RecordFileDto,
   RecordFilesNotification,
   RecordRequest,
   ReloadRequest,
@@ -40,30 +35,31 @@ import {
   SnippetRequest,
   StatusNotification,
   StatusRequest,
-  StatusResult,
   TrustNotification,
 } from '../protocol';
-import { codeActions, ON_DEMAND_KIND } from './codeActions';
-import { createDatasetService, DatasetCatalogs, datasetStatus, datasetSuggest, datasetSync } from './dataset';
-import { DatasetSuggester } from './datasetSuggestion';
+import { type ClientCaps, clientCaps, initializeResult } from './capabilities';
 import type { ServerContext } from './context';
-import * as custom from './customRequests';
-import { definition } from './definition';
-import { DiagnosticsPusher, problemDiagnostics, pullDiagnostics } from './diagnostics';
-import { DocumentStore, TrackedDocument } from './documents';
-import { FileRefResolver } from './fileRefs';
-import { hover } from './hover';
-import { documentLinks } from './links';
-import { isLogLike } from './logKind';
-import { agentExplain, LogScans, logLines, scanCatalogOf } from './logScan';
-import { RaiseSiteResolver } from './raiseSite';
-import { loadRecordFiles } from './recordFiles';
-import { RecordIndex } from './recordIndex';
-import { affectsSources, LoadedRecords, loadSources, SourceSpec, sourceSpecs, WORKSPACE_RECORDS_DIR } from './recordSources';
-import { errorText, Logger, runSafe, runSafeNotification, interactive } from './runSafe';
-import { SeenRecords } from './seen';
-import { SECTION, SettingsStore } from './settings';
-import { snippetRequest } from './snippets';
+import { codeActions } from './features/codeActions';
+import * as custom from './features/customRequests';
+import { datasetStatus, datasetSuggest, datasetSync } from './features/dataset';
+import { DatasetSuggester } from './features/datasetSuggestion';
+import { definition } from './features/definition';
+import { DiagnosticsPusher, problemDiagnostics, pullDiagnostics } from './features/diagnostics';
+import { hover } from './features/hover';
+import { documentLinks } from './features/links';
+import { agentExplain, LogScans, logLines, scanCatalogOf } from './features/logScan';
+import { snippetRequest } from './features/snippets';
+import { errorText, interactive, Logger, runSafe, runSafeNotification } from './runSafe';
+import { createDatasetService } from './state/datasetCatalogs';
+import { DocumentStore, TrackedDocument } from './state/documents';
+import { FileRefResolver } from './state/fileRefResolver';
+import { isLogLike } from './state/logKind';
+import { RaiseSiteResolver } from './state/raiseSiteResolver';
+import { RecordsState } from './state/records';
+import type { LoadedRecords } from './state/recordSources';
+import { SeenRecords } from './state/seen';
+import { SECTION, SettingsStore } from './state/settings';
+import { Workspace } from './state/workspace';
 import { pathToUri, uriToPath } from './uri';
 
 export interface ServerOptions {
@@ -78,49 +74,63 @@ export interface ServerOptions {
   web?: boolean;
 }
 
-/** What the server uses of the client's capabilities. */
-export interface ClientCaps {
-  /** Pull diagnostics (else the server pushes them). */
-  pull: boolean;
-  /** workspace/diagnostic/refresh. */
-  refresh: boolean;
-  dynamicConfig: boolean;
-  dynamicWatch: boolean;
-  relativePatterns: boolean;
-  workDoneProgress: boolean;
-  workspaceFolders: boolean;
+/** How a request is answered besides its fallback: `interactive` (a person waits: background
+ * scans step aside), `anyTime` (needs no records: answered before the first load finishes). */
+interface How {
+  interactive?: boolean;
+  anyTime?: boolean;
 }
+const INTERACTIVE: How = { interactive: true };
+const ANY_TIME: How = { anyTime: true };
 
-export function clientCaps(c: ClientCapabilities): ClientCaps {
+/**
+ * The one way handlers are bound. `answer(name, fallback, run)` makes a request handler: it waits
+ * for the records' first load (unless anyTime), runs `run` contained by runSafe (a failure is
+ * logged and answers `fallback`, given as a value or made when the request comes; cancellation
+ * answers RequestCancelled). `notified(name, run)`: the same containment for notifications (they
+ * wait for the records where their body says so).
+ */
+function binder(log: Logger, ready: Promise<void>) {
   return {
-    pull: !!c.textDocument?.diagnostic,
-    refresh: !!c.workspace?.diagnostics?.refreshSupport,
-    dynamicConfig: !!c.workspace?.didChangeConfiguration?.dynamicRegistration,
-    dynamicWatch: !!c.workspace?.didChangeWatchedFiles?.dynamicRegistration,
-    relativePatterns: !!c.workspace?.didChangeWatchedFiles?.relativePatternSupport,
-    workDoneProgress: !!c.window?.workDoneProgress,
-    workspaceFolders: !!c.workspace?.workspaceFolders,
-  };
-}
-
-/** The server's answer to initialize, for what the client can do. */
-export function initializeResult(caps: ClientCaps): InitializeResult {
-  return {
-    capabilities: {
-      textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental, save: { includeText: false } },
-      hoverProvider: true,
-      definitionProvider: true,
-      documentLinkProvider: { resolveProvider: false },
-      codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, ON_DEMAND_KIND] },
-      ...(caps.pull ? { diagnosticProvider: { interFileDependencies: false, workspaceDiagnostics: false } } : {}),
-      ...(caps.workspaceFolders ? { workspace: { workspaceFolders: { supported: true, changeNotifications: true } } } : {}),
+    answer<P, R>(name: string, fallback: R | (() => R), run: (p: P, token: CancellationToken) => R | Promise<R>, how: How = {}) {
+      return (p: P, token: CancellationToken) => {
+        const fail = typeof fallback === 'function' ? (fallback as () => R)() : fallback;
+        const go = () =>
+          runSafe(log, name, token, fail, async () => {
+            if (!how.anyTime) await ready;
+            return run(p, token);
+          });
+        return how.interactive ? interactive(go) : go();
+      };
     },
-    serverInfo: { name: 'Error Explainer' },
+    notified<P>(name: string, run: (p: P) => void | Promise<void>) {
+      return (p: P) => runSafeNotification(log, name, () => run(p));
+    },
   };
+}
+
+/** What the bindings share: the connection, the state, the feature helpers, the binder. */
+interface Wiring {
+  readonly connection: Connection;
+  readonly log: Logger;
+  readonly ctx: ServerContext;
+  readonly documents: DocumentStore;
+  readonly seen: SeenRecords;
+  readonly workspace: Workspace;
+  readonly records: RecordsState;
+  readonly raiseSites: RaiseSiteResolver;
+  readonly fileRefs: FileRefResolver;
+  readonly pusher: DiagnosticsPusher;
+  readonly logScans: LogScans;
+  readonly suggester: DatasetSuggester;
+  readonly answer: ReturnType<typeof binder>['answer'];
+  readonly notified: ReturnType<typeof binder>['notified'];
+  readonly loaded: () => LoadedRecords;
+  /** What the client can do (set at initialize). */
+  readonly client: { caps: ClientCaps };
 }
 
 export function startServer(connection: Connection, options: ServerOptions = {}): void {
-  const log: Logger = connection.console;
   if (!options.keepConsole) {
     console.log = (...a: unknown[]) => connection.console.log(a.map(String).join(' '));
     console.info = (...a: unknown[]) => connection.console.info(a.map(String).join(' '));
@@ -128,25 +138,52 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     console.error = (...a: unknown[]) => connection.console.error(a.map(String).join(' '));
     console.debug = console.log;
   }
+  const w = wire(connection, connection.console);
+  bindLifecycle(w, options);
+  bindNotifications(w);
+  bindRequests(w);
+  connection.listen();
+}
 
+/** The server's state and feature helpers, built once per connection. */
+function wire(connection: Connection, log: Logger): Wiring {
   const documents = new DocumentStore();
   const seen = new SeenRecords();
-  let folders: string[] = [];
-  let trusted = false;
-  let bundledPath: string | undefined = options.bundledRecordsPath;
-  let epoch = 0;
-  let loaded: LoadedRecords = emptyLoaded();
-  let settings = new SettingsStore(undefined);
-  let dataset: DatasetService | undefined;
-  /** Records the client read and sent (web build); when set, paths are not read. */
-  let recordFiles: RecordFileDto[] | undefined;
-  let recordFilesVersion = 0;
-  let loadedKey = '';
-  let caps: ClientCaps = clientCaps({});
+  const workspace = new Workspace();
+  const folders = () => workspace.folders;
 
   const openText = (file: string): string[] | undefined => documents.get(pathToUri(file))?.lines;
-  const raiseSites = new RaiseSiteResolver(() => folders, openText);
-  const fileRefs = new FileRefResolver(() => folders);
+  const raiseSites = new RaiseSiteResolver(folders, openText);
+  const fileRefs = new FileRefResolver(folders);
+
+  // Record-file problems as diagnostics on the record files (the files of the last load).
+  let problemUris = new Set<string>();
+  const client = { caps: clientCaps({}) };
+  const records: RecordsState = new RecordsState({
+    log,
+    documents,
+    workspace,
+    watching: () =>
+      client.caps.dynamicWatch
+        ? { relativePatterns: client.caps.relativePatterns, register: (watchers) => connection.client.register(DidChangeWatchedFilesNotification.type, { watchers }) }
+        : undefined,
+    problems: (problems) => {
+      const byUri = problemDiagnostics([...problems]);
+      for (const uri of problemUris) if (!byUri.has(uri)) void connection.sendDiagnostics({ uri, diagnostics: [] });
+      for (const [uri, diagnostics] of byUri) void connection.sendDiagnostics({ uri, diagnostics });
+      problemUris = new Set(byUri.keys());
+    },
+    replaced: () => {
+      raiseSites.clear();
+      fileRefs.clear();
+    },
+    changed: (status) => {
+      void connection.sendNotification(StatusNotification.type, status);
+      refreshDiagnostics();
+    },
+  });
+  const loaded = () => records.loaded;
+  const { answer, notified } = binder(log, records.ready);
 
   const ctx: ServerContext = {
     log,
@@ -154,157 +191,51 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     seen,
     raiseSites,
     fileRefs,
-    catalog: () => loaded.catalog,
-    index: () => loaded.index,
-    epoch: () => epoch,
-    folders: () => folders,
-    settingsFor: (uri) => settings.get(uri),
+    catalog: () => records.loaded.catalog,
+    index: () => records.loaded.index,
+    epoch: () => records.epoch,
+    folders,
+    settingsFor: (uri) => workspace.settings.get(uri),
     isLogDocument: async (doc: TrackedDocument) => {
       if (doc.logLike === undefined) {
         // In an untrusted workspace the globs are the defaults (normalizeSettings): a workspace cannot
         // choose which files get matched (VS Code also drops workspace values there: restrictedConfigurations)
-        doc.logLike = isLogLike(doc.uri, doc.languageId, (await settings.get(doc.uri)).logFiles, folders);
+        doc.logLike = isLogLike(doc.uri, doc.languageId, (await workspace.settings.get(doc.uri)).logFiles, workspace.folders);
       }
       return doc.logLike;
     },
   };
   // One-time dataset suggestion (after the first load; trusted workspaces; errorExplainer.dataset.suggest).
   const suggester = new DatasetSuggester({
-    dataset: () => dataset,
-    trusted: () => trusted,
-    folders: () => folders,
-    settings: () => settings.get(undefined),
+    dataset: () => records.dataset,
+    trusted: () => workspace.trusted,
+    folders,
+    settings: () => workspace.settings.get(undefined),
     send: (p) => void connection.sendNotification(DatasetSuggestionNotification.type, p),
     log,
   });
   const pusher = new DiagnosticsPusher(ctx, (uri, diagnostics, version) => {
     void connection.sendDiagnostics({ uri, diagnostics, ...(version !== undefined ? { version } : {}) });
   });
-
-  // The dataset's rows build in the background (user records answer at once); when all match,
-  // open documents are matched again.
-  const datasetCatalogs = new DatasetCatalogs(log, () => {
-    epoch++;
-    for (const d of documents.all()) d.clearMatches();
-    void connection.sendNotification(StatusNotification.type, loaded.status);
-    refreshDiagnostics();
-  });
-
-  // ------------------------------------------------------------------------------------------
-  // Records: first load after `initialized`; every handler waits for it.
-  let markReady: () => void = () => undefined;
-  const ready = new Promise<void>((resolve) => (markReady = resolve));
-  let problemUris = new Set<string>();
-  let watcherRegistration: Disposable | undefined;
-  let watchedKey = '';
-  let reloadChain: Promise<StatusResult> = Promise.resolve(loaded.status);
-  let reloadQueued: Promise<StatusResult> | undefined;
-  let queuedForce = false;
-
-  async function currentSpecs(): Promise<SourceSpec[]> {
-    const global = await settings.get(undefined);
-    dataset?.configure(global.dataset);
-    const paths: { folder: string | undefined; paths: string[] }[] = [];
-    if (folders.length === 0) paths.push({ folder: undefined, paths: global.records.paths });
-    for (const f of folders) paths.push({ folder: f, paths: (await settings.get(pathToUri(f))).records.paths });
-    return sourceSpecs({ bundledPath, includeBundled: global.records.includeBundled, paths, folders, trusted });
-  }
-
-  /** Reload records (coalesced: at most one reload waits behind the running one). */
-  function reload(force: boolean): Promise<StatusResult> {
-    queuedForce ||= force;
-    if (reloadQueued) return reloadQueued;
-    const queued = reloadChain.then(async () => {
-      reloadQueued = undefined;
-      const f = queuedForce;
-      queuedForce = false;
-      try {
-        return await doReload(f);
-      } catch (e) {
-        log.error(`reloading records failed: ${errorText(e)}`);
-        return loaded.status;
-      }
-    });
-    reloadQueued = queued;
-    reloadChain = queued;
-    return queued;
-  }
-
-  async function doReload(force: boolean): Promise<StatusResult> {
-    const specs = await currentSpecs();
-    const global = await settings.get(undefined);
-    const key = JSON.stringify({ specs, trusted, dataset: global.dataset, recordFilesVersion });
-    if (force || key !== loadedKey) {
-      loaded = recordFiles ? await loadRecordFiles(recordFiles, trusted) : await loadSources(specs, trusted, log, [], datasetCatalogs.update(dataset, global));
-      loadedKey = key;
-      log.info(
-        `Error Explainer: ${loaded.status.records} records from ${loaded.status.sources.length} sources, ` +
-          `${loaded.status.problems} problems (load ${loaded.status.timings.loadMs} ms, index ${loaded.status.timings.indexMs} ms)`,
-      );
-      publishProblems();
-      await registerWatchers();
-      raiseSites.clear();
-      fileRefs.clear();
-      for (const d of documents.all()) d.clearMatches(); // matches depend on the records only
-    }
-    epoch++;
-    for (const d of documents.all()) d.logLike = undefined;
-    void connection.sendNotification(StatusNotification.type, loaded.status);
-    refreshDiagnostics();
-    return loaded.status;
-  }
-
-  function publishProblems(): void {
-    const byUri = problemDiagnostics(loaded.problems);
-    for (const uri of problemUris) if (!byUri.has(uri)) void connection.sendDiagnostics({ uri, diagnostics: [] });
-    for (const [uri, diagnostics] of byUri) void connection.sendDiagnostics({ uri, diagnostics });
-    problemUris = new Set(byUri.keys());
-  }
+  const logScans = new LogScans(() => loaded().catalog, (r) => void connection.sendNotification(ScanLogUpdateNotification.type, r), log);
 
   function refreshDiagnostics(): void {
-    if (caps.pull) {
-      if (caps.refresh) connection.languages.diagnostics.refresh();
+    if (client.caps.pull) {
+      if (client.caps.refresh) connection.languages.diagnostics.refresh();
     } else pusher.scheduleAll();
   }
+  return { connection, log, ctx, documents, seen, workspace, records, raiseSites, fileRefs, pusher, logScans, suggester, answer, notified, loaded, client };
+}
 
-  async function registerWatchers(): Promise<void> {
-    if (!caps.dynamicWatch) return;
-    const watchers: FileSystemWatcher[] = [{ globPattern: `**/${WORKSPACE_RECORDS_DIR}/**` }];
-    for (const s of loaded.specs) {
-      if (s.origin !== 'user') continue; // bundled records never change; workspace ones are covered above
-      if (caps.relativePatterns) {
-        const baseUri = pathToUri(path.dirname(s.path));
-        const name = path.basename(s.path);
-        watchers.push({ globPattern: { baseUri, pattern: name } }, { globPattern: { baseUri, pattern: `${name}/**` } });
-      } else {
-        const p = s.path.split(path.sep).join('/');
-        watchers.push({ globPattern: p }, { globPattern: `${p}/**` });
-      }
-    }
-    const key = JSON.stringify(watchers);
-    if (key === watchedKey) return;
-    watchedKey = key;
-    const old = watcherRegistration;
-    watcherRegistration = undefined;
-    old?.dispose();
-    try {
-      watcherRegistration = await connection.client.register(DidChangeWatchedFilesNotification.type, {
-        watchers: watchers.map((w) => ({ ...w, kind: WatchKind.Create | WatchKind.Change | WatchKind.Delete })),
-      });
-    } catch (e) {
-      log.warn(`could not register file watchers: ${errorText(e)}`);
-    }
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // Lifecycle
+/** initialize, initialized (the first record load), shutdown. */
+function bindLifecycle(w: Wiring, options: ServerOptions): void {
+  const { connection, client, log, workspace, records, logScans, suggester } = w;
 
   connection.onInitialize((params: InitializeParams): InitializeResult => {
     const c = params.capabilities;
     const init = (params.initializationOptions ?? {}) as InitializationOptions;
-    bundledPath = options.bundledRecordsPath ?? (typeof init.bundledRecordsPath === 'string' ? init.bundledRecordsPath : undefined);
-    trusted = init.workspaceTrusted === true;
-    if (Array.isArray(init.recordFiles)) recordFiles = init.recordFiles;
+    workspace.trusted = init.workspaceTrusted === true;
+    let dataset;
     if (!options.web) {
       try {
         dataset = createDatasetService(typeof init.storagePath === 'string' ? init.storagePath : undefined);
@@ -312,246 +243,206 @@ export function startServer(connection: Connection, options: ServerOptions = {})
         log.warn(`the ErrLookup dataset is unavailable: ${errorText(e)}`);
       }
     }
-    caps = clientCaps(c);
-    settings = new SettingsStore(
+    records.configure({
+      bundledPath: options.bundledRecordsPath ?? (typeof init.bundledRecordsPath === 'string' ? init.bundledRecordsPath : undefined),
+      recordFiles: Array.isArray(init.recordFiles) ? init.recordFiles : undefined,
+      dataset,
+    });
+    client.caps = clientCaps(c);
+    workspace.settings = new SettingsStore(
       c.workspace?.configuration
         ? (scopeUri) => connection.workspace.getConfiguration(scopeUri ? { scopeUri, section: SECTION } : { section: SECTION })
         : undefined,
-      () => trusted,
+      () => workspace.trusted,
     );
-    folders = (params.workspaceFolders ?? [])
-      .map((f) => uriToPath(f.uri))
-      .filter((p): p is string => !!p);
-    if (folders.length === 0 && params.rootUri) {
-      const p = uriToPath(params.rootUri);
-      if (p) folders = [p];
-    }
-    return initializeResult(caps);
+    workspace.setFolders(params);
+    return initializeResult(client.caps);
   });
 
   connection.onInitialized(() => {
-    if (caps.dynamicConfig) {
+    if (client.caps.dynamicConfig) {
       void connection.client.register(DidChangeConfigurationNotification.type, { section: SECTION }).catch(() => undefined);
     }
     try {
       connection.workspace.onDidChangeWorkspaceFolders((e) => {
-        const removed = new Set(e.removed.map((f) => uriToPath(f.uri)));
-        folders = folders.filter((f) => !removed.has(f));
-        for (const f of e.added) {
-          const p = uriToPath(f.uri);
-          if (p && !folders.includes(p)) folders.push(p);
-        }
-        void reload(true);
+        workspace.changeFolders(e);
+        void records.reload(true);
       });
     } catch {
       // the client does not support workspace folder notifications
     }
-    reload(true).finally(markReady);
-    void ready.then(() => suggester.offer());
-    if (!dataset) return;
-    // After opt-in only: check the dataset now and then hourly (refreshHours decides whether a sync is due).
-    const firstCheck = setTimeout(() => void checkDataset(), 10_000);
-    const hourly = setInterval(() => void checkDataset(), 60 * 60 * 1000);
-    firstCheck.unref();
-    hourly.unref();
-    timers.push(firstCheck, hourly);
+    records.start();
+    void records.ready.then(() => suggester.offer());
   });
-
-  const timers: NodeJS.Timeout[] = [];
-  async function checkDataset(): Promise<void> {
-    try {
-      const r = await dataset?.syncIfDue();
-      if (r?.notify) log.warn(r.notify);
-      if (r?.status === 'updated') await reload(true);
-    } catch (e) {
-      log.error(`dataset check failed: ${errorText(e)}`);
-    }
-  }
 
   connection.onShutdown(() => {
     logScans.dispose();
-    watcherRegistration?.dispose();
-    datasetCatalogs.dispose();
-    for (const t of timers) clearTimeout(t);
+    records.dispose();
   });
+}
 
-  // ------------------------------------------------------------------------------------------
-  // Documents (incremental sync)
+/** Documents (incremental sync); configuration, watched files, trust, the web client's record files, seen records. */
+function bindNotifications(w: Wiring): void {
+  const { connection, client, documents, seen, workspace, records, raiseSites, fileRefs, pusher, suggester, notified, loaded } = w;
 
-  connection.onDidOpenTextDocument((p) =>
-    runSafeNotification(log, 'didOpen', () => {
+  connection.onDidOpenTextDocument(
+    notified('didOpen', (p) => {
       const d = p.textDocument;
       documents.open(d.uri, d.languageId, d.version, d.text);
-      if (!caps.pull) pusher.schedule(d.uri);
+      if (!client.caps.pull) pusher.schedule(d.uri);
     }),
   );
-  connection.onDidChangeTextDocument((p) =>
-    runSafeNotification(log, 'didChange', () => {
+  connection.onDidChangeTextDocument(
+    notified('didChange', (p) => {
       const doc = documents.get(p.textDocument.uri);
       if (!doc) return;
       doc.apply(p.contentChanges, p.textDocument.version);
       if (doc.logLike === false) {
         const file = uriToPath(doc.uri);
-        if (file && loaded.index.raisedIn.recordsRaisedIn(file).length) raiseSites.clear();
+        if (file && loaded().index.raisedIn.recordsRaisedIn(file).length) raiseSites.clear();
       }
-      if (!caps.pull) pusher.schedule(doc.uri);
+      if (!client.caps.pull) pusher.schedule(doc.uri);
     }),
   );
-  connection.onDidCloseTextDocument((p) =>
-    runSafeNotification(log, 'didClose', () => {
+  connection.onDidCloseTextDocument(
+    notified('didClose', (p) => {
       documents.close(p.textDocument.uri);
       pusher.closed(p.textDocument.uri);
     }),
   );
-  connection.onDidSaveTextDocument((p) =>
-    runSafeNotification(log, 'didSave', () => {
+  connection.onDidSaveTextDocument(
+    notified('didSave', (p) => {
       const file = uriToPath(p.textDocument.uri);
-      if (file && affectsSources(file, loaded.specs, folders)) void reload(true);
+      if (file && records.affects(file)) void records.reload(true);
     }),
   );
 
   // ------------------------------------------------------------------------------------------
-  // Configuration, watched files, trust
+  // Configuration, watched files, trust, the web client's record files, seen records
 
-  connection.onDidChangeConfiguration((p) =>
-    runSafeNotification(log, 'didChangeConfiguration', async () => {
-      settings.changed(p.settings);
-      epoch++; // requests from now on use the new settings (reload bumps it again)
-      for (const d of documents.all()) d.logLike = undefined;
-      await ready;
-      await reload(false);
+  connection.onDidChangeConfiguration(
+    notified('didChangeConfiguration', async (p) => {
+      workspace.settings.changed(p.settings);
+      records.settingsChanged();
+      await records.ready;
+      await records.reload(false);
     }),
   );
-
-  connection.onDidChangeWatchedFiles((p) =>
-    runSafeNotification(log, 'didChangeWatchedFiles', async () => {
+  connection.onDidChangeWatchedFiles(
+    notified('didChangeWatchedFiles', async (p) => {
       raiseSites.clear();
       fileRefs.clear();
       const files = p.changes.map((c) => uriToPath(c.uri)).filter((f): f is string => !!f);
-      if (files.some((f) => affectsSources(f, loaded.specs, folders))) {
-        await ready;
-        await reload(true);
+      if (files.some((f) => records.affects(f))) {
+        await records.ready;
+        await records.reload(true);
       }
     }),
   );
-
-  connection.onNotification(TrustNotification.type, (p) =>
-    runSafeNotification(log, 'trust', async () => {
+  connection.onNotification(
+    TrustNotification.type,
+    notified('trust', async (p) => {
       const next = p?.workspaceTrusted === true;
-      if (next === trusted) return;
-      trusted = next;
-      await ready;
-      await reload(true);
+      if (next === workspace.trusted) return;
+      workspace.trusted = next;
+      await records.ready;
+      await records.reload(true);
       void suggester.offer();
     }),
   );
-
-  connection.onNotification(RecordFilesNotification.type, (p) =>
-    runSafeNotification(log, 'recordFiles', async () => {
+  connection.onNotification(
+    RecordFilesNotification.type,
+    notified('recordFiles', async (p) => {
       if (!Array.isArray(p?.files)) return;
-      recordFiles = p.files;
-      recordFilesVersion++;
-      await ready;
-      await reload(true);
+      records.setRecordFiles(p.files);
+      await records.ready;
+      await records.reload(true);
     }),
   );
-
-  connection.onNotification(SeenNotification.type, (p) =>
-    runSafeNotification(log, 'seen', async () => {
+  connection.onNotification(
+    SeenNotification.type,
+    notified('seen', async (p) => {
       // Matches can arrive before the first record load finishes (a terminal scan right after
       // start-up): wait for it instead of dropping ids the catalog does not know yet.
-      await ready;
+      await records.ready;
+      const catalog = loaded().catalog;
       for (const m of Array.isArray(p?.matches) ? p.matches : []) {
-        if (m && typeof m.id === 'string' && loaded.catalog.get(m.id)) seen.note(loaded.catalog.get(m.id)!.id, typeof p.source === 'string' ? p.source.slice(0, 200) : undefined);
+        if (m && typeof m.id === 'string' && catalog.get(m.id)) seen.note(catalog.get(m.id)!.id, typeof p.source === 'string' ? p.source.slice(0, 200) : undefined);
       }
     }),
   );
+}
 
-  // ------------------------------------------------------------------------------------------
-  // Features
+/** Requests: the table. */
+function bindRequests(w: Wiring): void {
+  const { connection, client, ctx, workspace, records, fileRefs, logScans, answer, loaded } = w;
 
-  connection.onHover((p, token) => interactive(() => runSafe(log, 'hover', token, null, async () => (await ready, hover(ctx, p, token)))));
-  connection.onDefinition((p, token) =>
-    interactive(() => runSafe(log, 'definition', token, null, async () => (await ready, definition(ctx, fileRefs, p)))),
-  );
-  connection.onDocumentLinks((p, token) =>
-    // (not interactive: links of a whole document wait for its scan)
-    runSafe(log, 'documentLinks', token, [], async () => (await ready, documentLinks(ctx, fileRefs, p, token))),
-  );
-  connection.onCodeAction((p, token) =>
-    interactive(() => runSafe(log, 'codeAction', token, [], async () => (await ready, codeActions(ctx, p as typeof p & CodeActionFormattingOptions, token)))),
-  );
-  connection.languages.diagnostics.on((p, token) =>
-    runSafe(log, 'diagnostics', token, { kind: DocumentDiagnosticReportKind.Full, items: [] }, async () => {
-      await ready;
-      return pullDiagnostics(ctx, p.textDocument.uri, p.previousResultId, token);
-    }),
+  connection.onHover(answer('hover', null, (p, token) => hover(ctx, p, token), INTERACTIVE));
+  connection.onDefinition(answer('definition', null, (p) => definition(ctx, fileRefs, p), INTERACTIVE));
+  // (not interactive: links of a whole document wait for its scan)
+  connection.onDocumentLinks(answer('documentLinks', [], (p, token) => documentLinks(ctx, fileRefs, p, token)));
+  connection.onCodeAction(answer('codeAction', [], (p, token) => codeActions(ctx, p as typeof p & CodeActionFormattingOptions, token), INTERACTIVE));
+  connection.languages.diagnostics.on(
+    answer('diagnostics', { kind: DocumentDiagnosticReportKind.Full, items: [] }, (p, token) => pullDiagnostics(ctx, p.textDocument.uri, p.previousResultId, token)),
   );
 
-  connection.onRequest(SearchRequest.type, (p, token) => interactive(() => runSafe(log, 'search', token, [], async () => (await ready, custom.search(ctx, p)))));
-  connection.onRequest(RecordRequest.type, (p, token) =>
-    runSafe(log, 'record', token, null, async () => {
-      await ready;
-      const ds = dataset;
-      return custom.record(ctx, p, ds ? (r) => ds.complete(r) : undefined);
+  connection.onRequest(SearchRequest.type, answer('search', [], (p) => custom.search(ctx, p), INTERACTIVE));
+  connection.onRequest(RecordRequest.type, answer('record', null, (p) => custom.record(ctx, p, completer())));
+  connection.onRequest(ExplainTextRequest.type, answer('explainText', [], (p, token) => custom.explainText(ctx, p, token)));
+  connection.onRequest(SnippetRequest.type, answer('snippet', null, (p) => snippetRequest(ctx, p)));
+  connection.onRequest(StatusRequest.type, answer('status', () => loaded().status, () => loaded().status));
+  connection.onRequest(ReloadRequest.type, answer('reload', () => loaded().status, () => records.reload(true)));
+
+  connection.onRequest(
+    DatasetStatusRequest.type,
+    answer('datasetStatus', null, () => {
+      const ds = records.dataset;
+      const loadedFromDataset = loaded().status.sources.find((x) => x.origin === 'dataset')?.records ?? 0;
+      return ds ? datasetStatus(ds, loadedFromDataset) : null;
     }),
   );
-  connection.onRequest(DatasetStatusRequest.type, (_p, token) =>
-    runSafe(log, 'datasetStatus', token, null, async () => {
-      await ready;
-      const loadedFromDataset = loaded.status.sources.find((x) => x.origin === 'dataset')?.records ?? 0;
-      return dataset ? datasetStatus(dataset, loadedFromDataset) : null;
-    }),
-  );
-  connection.onRequest(DatasetSyncRequest.type, (p, token) =>
-    runSafe(log, 'datasetSync', token, null, async () => {
-      await ready;
-      if (!dataset) return { status: 'failed' as const, datasetVersion: null, reason: 'no dataset cache folder' };
-      const r = await datasetSync(dataset, p?.force !== false, typeof p?.url === 'string' ? p.url : undefined);
-      if (r.status !== 'failed') await reload(true);
+  connection.onRequest(
+    DatasetSyncRequest.type,
+    answer('datasetSync', null, async (p) => {
+      const ds = records.dataset;
+      if (!ds) return { status: 'failed' as const, datasetVersion: null, reason: 'no dataset cache folder' };
+      const r = await datasetSync(ds, p?.force !== false, typeof p?.url === 'string' ? p.url : undefined);
+      if (r.status !== 'failed') await records.reload(true);
       return r;
     }),
   );
-  connection.onRequest(DatasetSuggestRequest.type, (_p, token) =>
-    runSafe(log, 'datasetSuggest', token, null, async () => {
-      await ready;
-      return dataset ? datasetSuggest(dataset, folders) : null;
+  connection.onRequest(
+    DatasetSuggestRequest.type,
+    answer('datasetSuggest', null, () => {
+      const ds = records.dataset;
+      return ds ? datasetSuggest(ds, workspace.folders) : null;
     }),
   );
-  connection.onRequest(ExplainTextRequest.type, (p, token) =>
-    runSafe(log, 'explainText', token, [], async () => (await ready, custom.explainText(ctx, p, token))),
-  );
-  connection.onRequest(SnippetRequest.type, (p, token) => runSafe(log, 'snippet', token, null, async () => (await ready, snippetRequest(ctx, p))));
-  connection.onRequest(StatusRequest.type, (_p, token) => runSafe(log, 'status', token, loaded.status, async () => (await ready, loaded.status)));
-  connection.onRequest(ReloadRequest.type, (_p, token) => runSafe(log, 'reload', token, loaded.status, async () => (await ready, reload(true))));
 
-  // ------------------------------------------------------------------------------------------
-  // Log files on disk and the language-model tool (logScan.ts)
-
-  const logScans = new LogScans(() => loaded.catalog, (r) => void connection.sendNotification(ScanLogUpdateNotification.type, r), log);
-  connection.onRequest(ScanLogRequest.type, (p, token) =>
-    runSafe(log, 'scanLog', token, null, async () => {
-      await ready;
+  // Log files on disk and the language-model tool (features/logScan.ts)
+  connection.onRequest(
+    ScanLogRequest.type,
+    answer('scanLog', null, async (p, token) => {
       // progress on the client's token, else on one we create (the client can cancel either)
-      const reporter = p?.workDoneToken !== undefined ? connection.window.attachWorkDoneProgress(p.workDoneToken) : caps.workDoneProgress ? await connection.window.createWorkDoneProgress() : undefined;
+      const reporter = p?.workDoneToken !== undefined ? connection.window.attachWorkDoneProgress(p.workDoneToken) : client.caps.workDoneProgress ? await connection.window.createWorkDoneProgress() : undefined;
       const progressToken = reporter && 'token' in reporter ? (reporter.token as typeof token) : undefined;
       return logScans.scan(p, reporter, () => token.isCancellationRequested || progressToken?.isCancellationRequested === true);
     }),
   );
-  connection.onRequest(ScanLogStopRequest.type, (p, token) => runSafe(log, 'scanLogStop', token, null, () => logScans.stop(Number(p?.scanId))));
-  connection.onRequest(LogLinesRequest.type, (p, token) => runSafe(log, 'logLines', token, null, () => logLines(p)));
-  connection.onRequest(AgentExplainRequest.type, (p, token) =>
-    runSafe(log, 'agentExplain', token, null, async () => {
-      await ready;
-      const ds = dataset;
+  connection.onRequest(ScanLogStopRequest.type, answer('scanLogStop', null, (p) => logScans.stop(Number(p?.scanId)), ANY_TIME));
+  connection.onRequest(LogLinesRequest.type, answer('logLines', null, (p) => logLines(p), ANY_TIME));
+  connection.onRequest(
+    AgentExplainRequest.type,
+    answer('agentExplain', null, (p, token) => {
+      const complete = completer();
       return agentExplain(
         {
-          cwd: folders[0] ?? process.cwd(),
-          catalog: () => loaded.catalog,
-          scanCatalog: () => scanCatalogOf(loaded.catalog),
-          records: () => scanCatalogOf(loaded.catalog).records,
-          sources: () => loaded.status.sources,
-          ...(ds ? { complete: (r) => ds.complete(r) } : {}),
+          cwd: workspace.folders[0] ?? process.cwd(),
+          catalog: () => loaded().catalog,
+          scanCatalog: () => scanCatalogOf(loaded().catalog),
+          records: () => scanCatalogOf(loaded().catalog).records,
+          sources: () => loaded().status.sources,
+          ...(complete ? { complete } : {}),
         },
         p,
         () => token.isCancellationRequested,
@@ -559,16 +450,9 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     }),
   );
 
-  connection.listen();
+  /** The dataset's full record for a lite row (when there is a dataset). */
+  function completer() {
+    const ds = records.dataset;
+    return ds ? (r: Parameters<typeof ds.complete>[0]) => ds.complete(r) : undefined;
+  }
 }
-
-function emptyLoaded(): LoadedRecords {
-  return {
-    catalog: new Catalog([]),
-    index: new RecordIndex([]),
-    problems: [],
-    specs: [],
-    status: { records: 0, sources: [], problems: 0, workspaceTrusted: false, timings: { loadMs: 0, indexMs: 0 } },
-  };
-}
-

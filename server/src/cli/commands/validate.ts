@@ -1,5 +1,5 @@
 // `error-explainer validate`: check record files and report located problems.
-import { loadRecordsFromPath } from '../../core/loader';
+import { loadRecordsFromPath } from '../../core/load';
 import { flag, parseArgs } from '../args';
 import { type Command, EXIT_FINDINGS, EXIT_OK, type Io, UsageError } from '../command';
 import { Output } from '../output';

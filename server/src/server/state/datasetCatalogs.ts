@@ -1,22 +1,15 @@
-// The ErrLookup dataset in the server: the DatasetService (core/dataset) behind the protocol's
-// datasetStatus / datasetSync / datasetSuggest requests. Nothing is downloaded before the user's
-// opt-in (DatasetSyncRequest); after it, an hourly check syncs when refreshHours passed.
+// The ErrLookup dataset's service (core/dataset: its cache folder under the client's storage) and
+// its catalog across record reloads (DatasetCatalogs). Nothing is downloaded before the user's
+// opt-in (features/dataset.ts answers the requests); RecordsState runs the hourly check.
 import * as path from 'node:path';
-import { DatasetService, defaultCacheDir } from '../core/dataset';
-import type { DatasetCatalog } from '../core/dataset/datasetCatalog';
-import type { ErrorRecord } from '../core/record';
-import type { DatasetStatusDto, DatasetSuggestResult, DatasetSyncResult, ErrorExplainerSettings } from '../protocol';
+import { DatasetService, defaultCacheDir } from '../../core/dataset';
+import type { DatasetCatalog } from '../../core/dataset/datasetCatalog';
+import type { ErrorExplainerSettings } from '../../protocol';
 import type { DatasetSource } from './recordSources';
-import { errorText, type Logger } from './runSafe';
+import { errorText, type Logger } from '../runSafe';
 
 export function createDatasetService(storagePath: string | undefined): DatasetService {
   return new DatasetService(storagePath ? path.join(storagePath, 'dataset') : defaultCacheDir(process.env));
-}
-
-/** Dataset records for the catalog (after configure); [] before opt-in or with no repos selected. */
-export async function datasetRecords(ds: DatasetService, settings: ErrorExplainerSettings): Promise<ErrorRecord[]> {
-  ds.configure(settings.dataset);
-  return ds.records();
 }
 
 /**
@@ -78,37 +71,4 @@ export class DatasetCatalogs {
     this.current = undefined;
     this.key = '';
   }
-}
-
-export function datasetStatus(ds: DatasetService, loaded: number): DatasetStatusDto {
-  const s = ds.status(loaded);
-  return { ...s, failure: s.failure ? { kind: s.failure.kind, message: s.failure.message, at: s.failure.at } : null };
-}
-
-/** The user's confirmed sync; `url`: the base URL they agreed to (opt-ins are per URL). */
-export async function datasetSync(ds: DatasetService, force: boolean, url?: string): Promise<DatasetSyncResult> {
-  const r = await ds.sync(force, url);
-  return {
-    status: r.status,
-    datasetVersion: r.datasetVersion,
-    ...(r.reason !== undefined ? { reason: r.reason } : {}),
-    ...(r.notify !== undefined ? { notify: r.notify } : {}),
-  };
-}
-
-export function datasetSuggest(ds: DatasetService, folders: readonly string[]): DatasetSuggestResult {
-  const r = ds.suggest(folders);
-  return {
-    suggestions: r.suggestions.map((s) => ({
-      dependency: s.dependency,
-      ecosystem: s.ecosystem,
-      file: s.file,
-      repo: s.repo,
-      errorCount: s.errorCount,
-      reason: s.reason,
-    })),
-    unmatched: r.unmatched,
-    message: r.message,
-    needsSync: r.needsSync,
-  };
 }

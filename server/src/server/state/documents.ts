@@ -6,10 +6,10 @@
 // leaves pull diagnostics "unchanged". The document's error blocks (tracebacks, stack traces:
 // core/blocks) are kept the same way: an edit marks its lines, and the next scan re-parses only
 // around them (matching.ts), clearing the matches of the lines whose block changed.
-import { BlockIndex } from '../core/blocks';
-import type { RecordMatch } from '../core/catalog';
-import { splitLines } from '../core/text';
-import type { FileRef } from './fileRefs';
+import { BlockIndex } from '../../core/blocks';
+import type { RecordMatch } from '../../core/catalog';
+import { splitLines } from '../../core/text';
+import type { FileRef } from '../../core/fileRefs';
 
 export interface Position {
   line: number;

@@ -13,11 +13,11 @@
 //   never for the light bulb. Edits are plain text; `data.snippet` carries the same edit with tab
 //   stops on names the document does not know, which the VS Code client turns into a snippet edit.
 import { CancellationToken, CodeAction, CodeActionKind, CodeActionParams, CodeActionTriggerKind, Diagnostic, TextEdit } from 'vscode-languageserver';
-import { type RecordMatch, recordMatch } from '../core/catalog';
-import { languageForPath } from '../core/languages';
-import { problemCode, problemMessage } from '../core/problem';
-import type { ErrorRecord } from '../core/record';
-import { oneLine } from '../core/render';
+import { type RecordMatch, recordMatch } from '../../core/catalog';
+import { documentLanguage, languageForPath } from '../../core/languages';
+import { problemCode, problemMessage } from '../../core/problem';
+import type { ErrorRecord } from '../../core/record';
+import { oneLine } from '../../core/render';
 import {
   CodeActionFormattingOptions,
   CodeActionSnippetData,
@@ -31,15 +31,16 @@ import {
   SearchOnlineArgs,
   SetRecordSeverityArgs,
   SeverityOverride,
-} from '../protocol';
-import type { ServerContext } from './context';
+} from '../../protocol';
+import type { ServerContext } from '../context';
 import { captures } from './dto';
-import type { TrackedDocument } from './documents';
+import type { TrackedDocument } from '../state/documents';
 import { effectiveSeverity } from './diagnostics';
 import { lineMatches, matchText } from './matching';
-import { errorText, throwIfCancelled } from './runSafe';
-import { isExcluded } from './settings';
-import { documentLanguage, planFor, type SnippetKind } from './snippets';
+import { errorText, throwIfCancelled } from '../runSafe';
+import { isExcluded } from '../state/settings';
+import { uriToPath } from '../uri';
+import { planFor, type SnippetKind } from './snippets';
 
 export const MAX_RECORDS = 5;
 const TITLE_MESSAGE_CHARS = 80;
@@ -181,7 +182,7 @@ function moduleOf(filePath: string | null): string | undefined {
 
 /** Candidate records for a line of a source file, most relevant first. */
 export function candidateRecords(ctx: ServerContext, doc: TrackedDocument, line: number, settings?: ErrorExplainerSettings): Candidate[] {
-  const lang = documentLanguage(doc.uri, doc.languageId);
+  const lang = documentLanguage(doc.languageId, uriToPath(doc.uri) ?? doc.uri)?.id ?? doc.languageId;
   const text = doc.line(line);
   const scored = new Map<string, { record: ErrorRecord; score: number; relation: Relation }>();
   const add = (r: ErrorRecord, base: number, relation: Relation) => {

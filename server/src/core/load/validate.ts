@@ -20,8 +20,8 @@
 
 import { createHash } from 'node:crypto';
 import { describe, has, isObject } from './jsonValue';
-import { derivePattern, patternProblem } from './pattern';
-import { ERROR_TYPES, HANDLING_STRATEGIES, SCHEMA_VERSION, SEVERITIES, type ErrorRecord, type ErrorType } from './record';
+import { derivePattern, patternProblem } from '../pattern';
+import { ERROR_TYPES, HANDLING_STRATEGIES, SCHEMA_VERSION, SEVERITIES, type ErrorRecord, type ErrorType } from '../record';
 
 export type IssuePath = (string | number)[];
 
@@ -677,9 +677,19 @@ function cleanRecord(o: Record<string, unknown>, strict: boolean): ErrorRecord |
   const keys = keyList.length;
   let present = 0;
   if (keys >= RECORD_FIELDS.length) {
-    // the common case: every field (ErrLookup records); undefined = absent = not every field
-    present = keys;
-    for (const f of RECORD_FIELDS) if (o[f] === undefined) present = -1;
+    // the common case: every field (ErrLookup records); undefined = absent = not every field (the
+    // values read above: named loads, not a keyed loop over RECORD_FIELDS)
+    present =
+      id === undefined || repo === undefined || slug === undefined || errorCode === undefined || errorMessage === undefined ||
+      messagePattern === undefined || errorType === undefined || errorClass === undefined || httpStatus === undefined ||
+      severity === undefined || filePath === undefined || lineNumber === undefined || sourceCode === undefined ||
+      sourceCodeStart === undefined || sourceCodeEnd === undefined || githubUrl === undefined || documentation === undefined ||
+      triggerScenarios === undefined || commonSituations === undefined || solutions === undefined || exampleFix === undefined ||
+      handlingStrategy === undefined || validationCode === undefined || typeGuard === undefined || tryCatchPattern === undefined ||
+      preventionTips === undefined || tags === undefined || backgroundTag === undefined || analyzedSha === undefined ||
+      analyzedAt === undefined || schemaVersion === undefined
+        ? -1
+        : keys;
   }
   if (present !== RECORD_FIELDS.length || keys !== present) {
     present = 0;

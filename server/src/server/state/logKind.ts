@@ -2,8 +2,8 @@
 // URI: the file path, or the rest of another scheme's URI, and the path relative to each workspace
 // folder that contains the file.
 import * as path from 'node:path';
-import { isLogDocument } from '../core/logKind';
-import { isInside, schemeOf, uriToPath } from './uri';
+import { isLogDocument } from '../../core/logKind';
+import { isInside, schemeOf, uriToPath } from '../uri';
 
 export function isLogLike(uri: string, languageId: string, logFiles: readonly string[], folders: readonly string[]): boolean {
   const scheme = schemeOf(uri);

@@ -1,7 +1,7 @@
 // Per-catalog lookups the features need besides matching: records by errorClass and by the file
 // they are raised in. Built once per catalog (records reload => new index).
-import type { ErrorRecord } from '../core/record';
-import { enclosingFunction } from '../core/sourceContext';
+import type { ErrorRecord } from './record';
+import { enclosingFunction } from './sourceContext';
 import { RaisedInIndex } from './raiseSite';
 
 export class RecordIndex {

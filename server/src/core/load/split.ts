@@ -46,6 +46,10 @@ export interface Skeleton {
   /** A key of the entry or record object has an escape, or "id"/"record" is given twice: the
    * loader outlines such an entry instead of trusting the offsets above. */
   escaped: boolean;
+  /** A line end (\n or \r) was seen in the whitespace the scan walked. In a value that is valid
+   * JSON every line end is such whitespace (a string cannot hold one raw), so then the entry's
+   * text has one exactly when this is set (up to `end`: text after the value is not walked). */
+  breaks: boolean;
 }
 
 export interface SplitSink {
@@ -81,7 +85,7 @@ interface Member {
 }
 
 function newSkeleton(): Skeleton {
-  return { start: -1, end: -1, members: -1, idStart: -1, idEnd: -1, recStart: -1, recEnd: -1, recMembers: -1, recIdStart: -1, recIdEnd: -1, escaped: false };
+  return { start: -1, end: -1, members: -1, idStart: -1, idEnd: -1, recStart: -1, recEnd: -1, recMembers: -1, recIdStart: -1, recIdEnd: -1, escaped: false, breaks: false };
 }
 
 /** What a key string is, read from its raw text (escapes: not known). */
@@ -123,6 +127,7 @@ class EntryScan {
     const sk = this.sk;
     sk.start = sk.end = sk.members = sk.idStart = sk.idEnd = sk.recStart = sk.recEnd = sk.recMembers = sk.recIdStart = sk.recIdEnd = -1;
     sk.escaped = false;
+    sk.breaks = false;
     this.candidate = false;
     this.strEsc = false;
     this.expectKey = false;
@@ -163,7 +168,8 @@ class EntryScan {
         i++;
         continue;
       }
-      if (isWs(c)) {
+      if (c <= SP && isWs(c)) {
+        if (c === LF || c === CR) sk.breaks = true;
         i++;
         continue;
       }
@@ -184,12 +190,24 @@ class EntryScan {
         m.start = base + i;
       }
       switch (c) {
-        case QUOTE:
-          this.inString = true;
+        case QUOTE: {
           this.candidate = this.expectKey && ((this.depth === 1 && sk.members >= 0) || (this.depth === 2 && this.inRec));
           this.strEsc = false;
           this.keyText = '';
-          break;
+          // the closing quote at once (as the string branch above would find it next)
+          const from = i + 1;
+          const j = from < stop ? this.stringEnd(s, from, stop) : stop;
+          if (j >= stop) {
+            this.inString = true;
+            if (this.candidate && from < stop) this.keyText += s.slice(from, stop);
+            return -1;
+          }
+          if (this.candidate) this.lastKey = this.keyKind(s, from, j);
+          this.lastTokEnd = base + j + 1;
+          i = j + 1;
+          if (this.depth === 0) return this.close(i, base);
+          continue;
+        }
         case LBRACE:
         case LBRACK:
           this.depth++;
@@ -230,8 +248,18 @@ class EntryScan {
           if (this.depth === 1) this.endMember(this.m1, 1);
           else if (this.depth === 2 && this.inRec) this.endMember(this.m2, 2);
           break;
-        default:
-          this.lastTokEnd = base + i + 1;
+        default: {
+          // a number, true, false or null: its characters up to the next delimiter at once
+          let j = i + 1;
+          while (j < stop) {
+            const d = s.charCodeAt(j);
+            if (d === COMMA || d === RBRACE || d === RBRACK || d === COLON || d === QUOTE || d === LBRACE || d === LBRACK || isWs(d)) break;
+            j++;
+          }
+          this.lastTokEnd = base + j;
+          i = j;
+          continue;
+        }
       }
       i++;
     }
@@ -288,6 +316,11 @@ class EntryScan {
       }
       return this.qAt < stop ? this.qAt : stop;
     }
+  }
+  /** Forget where the next backslash and quote of the current piece are: the text is read again
+   * from an earlier offset (the searches above assume the scan only moves forward in a piece). */
+  rewind(): void {
+    this.bsText = undefined;
   }
   /** The next backslash / quote at or after some offset of bsText (its length: none). */
   private bsText: string | undefined;
@@ -463,6 +496,7 @@ export class EntrySplitter {
     this.partsLen = 0;
     const kept = this.kept;
     this.kept = [];
+    this.scan.rewind();
     for (const k of kept) this.lines(k, 0);
   }
 

@@ -5,9 +5,9 @@
 // conditions: a trusted workspace with folders, errorExplainer.dataset.suggest on, at most one
 // offer per server session. Asking reads the workspace's manifests and the cache only: nothing is
 // fetched until the user accepts (the client then sends DatasetSyncRequest or sets dataset.repos).
-import type { DatasetService } from '../core/dataset';
-import type { DatasetSuggestionParams, ErrorExplainerSettings } from '../protocol';
-import { errorText, Logger } from './runSafe';
+import type { DatasetService } from '../../core/dataset';
+import type { DatasetSuggestionParams, ErrorExplainerSettings } from '../../protocol';
+import { errorText, Logger } from '../runSafe';
 
 export interface DatasetSuggesterDeps {
   dataset: () => Pick<DatasetService, 'pendingSuggestion' | 'configure'> | undefined;

@@ -4,9 +4,9 @@
 // workspace, a later record wins on a duplicate id, problems are located in the file (its URI).
 // User and workspace files count only in a trusted workspace, whatever the client sends.
 import { Buffer } from 'node:buffer';
-import { type LoadResult, parseRecordBytes } from '../core/loader';
-import type { RecordOrigin, RecordProblem } from '../core/record';
-import type { RecordFileDto, SourceStatus } from '../protocol';
+import { type LoadResult, parseRecordBytes } from '../../core/load';
+import type { RecordOrigin, RecordProblem } from '../../core/record';
+import type { RecordFileDto, SourceStatus } from '../../protocol';
 import { assembleLoaded, type LoadedRecords } from './recordSources';
 
 const ORDER: Record<RecordFileDto['origin'], number> = { bundled: 0, user: 1, workspace: 2 };

@@ -2,14 +2,14 @@
 // (local file when resolved, else the pinned githubUrl), and `file:line` references link to
 // workspace files. Long documents are processed in slices that honour cancellation.
 import type { CancellationToken, DocumentLink, DocumentLinkParams } from 'vscode-languageserver';
-import { oneLine } from '../core/render';
-import type { ServerContext } from './context';
-import type { FileRefResolver } from './fileRefs';
-import { findFileRefs } from './fileRefs';
+import { oneLine } from '../../core/render';
+import type { ServerContext } from '../context';
+import type { FileRefResolver } from '../state/fileRefResolver';
+import { findFileRefs } from '../../core/fileRefs';
 import { lineMatches, raiseSiteNear, scanDocument } from './matching';
-import { isExcluded } from './settings';
-import { throwIfCancelled, yieldToEventLoop } from './runSafe';
-import { pathToUri } from './uri';
+import { isExcluded } from '../state/settings';
+import { throwIfCancelled, yieldToEventLoop } from '../runSafe';
+import { pathToUri } from '../uri';
 
 export const MAX_LINKS = 10_000;
 const SLICE_MS = 15;

@@ -4,16 +4,16 @@
 // large for the editor, and the language-model tool's answer (core/agent). Plain params in, plain
 // results out; server.ts owns the connection and hands in the progress reporter.
 import * as path from 'node:path';
-import { Catalog, CompositeCatalog, type RecordCatalog } from '../core/catalog';
-import { DEFAULT_MIN_CONFIDENCE } from '../core/confidence';
-import { type AgentEnv, explainTextResult, MAX_TEXT, scanLogResult } from '../core/agent/tools';
-import { LogFollower } from '../core/logScan/file';
-import { ScanSummary } from '../core/logScan/summary';
-import { readLineWindow } from '../core/logScan/window';
-import type { AgentExplainParams, AgentExplainResult, LogLinesParams, LogLinesResult, ScanLogParams, ScanLogResult } from '../protocol';
+import { Catalog, CompositeCatalog, type RecordCatalog } from '../../core/catalog';
+import { DEFAULT_MIN_CONFIDENCE } from '../../core/confidence';
+import { type AgentEnv, explainTextResult, MAX_TEXT, scanLogResult } from '../../core/agent/tools';
+import { LogFollower } from '../../core/logScan/file';
+import { ScanSummary } from '../../core/logScan/summary';
+import { readLineWindow } from '../../core/logScan/window';
+import type { AgentExplainParams, AgentExplainResult, LogLinesParams, LogLinesResult, ScanLogParams, ScanLogResult } from '../../protocol';
 import { occurrenceDto, summary } from './dto';
-import { errorText, type Logger } from './runSafe';
-import { pathToUri, uriToPath } from './uri';
+import { errorText, type Logger } from '../runSafe';
+import { pathToUri, uriToPath } from '../uri';
 
 /** Groups sent per result (the summary keeps all; the rest is counted in moreGroups). */
 export const MAX_GROUPS = 500;

@@ -1,7 +1,7 @@
 // errorExplainer/* requests (protocol.ts): search, record, explainText, snippet. (status and
 // reload live in server.ts, which owns the record sources.)
-import type { ErrorRecord } from '../core/record';
-import { renderRecord } from '../core/render';
+import type { ErrorRecord } from '../../core/record';
+import { renderRecord } from '../../core/render';
 import type {
   ExplainTextParams,
   MatchDto,
@@ -9,14 +9,14 @@ import type {
   RecordResult,
   SearchHitDto,
   SearchParams,
-} from '../protocol';
-import type { ServerContext } from './context';
+} from '../../protocol';
+import type { ServerContext } from '../context';
 import { matchDto, summary } from './dto';
 import { raiseSiteOption } from './hover';
-import { splitLines } from '../core/text';
-import { findBlocks } from '../core/blocks';
+import { splitLines } from '../../core/text';
+import { findBlocks } from '../../core/blocks';
 import { matchInBlockOf, raiseSiteNear } from './matching';
-import { Cancelled } from './runSafe';
+import { Cancelled } from '../runSafe';
 import type { CancellationToken } from 'vscode-languageserver';
 
 export const MAX_SEARCH_LIMIT = 200;

@@ -5,14 +5,15 @@
 // block's frames, frames / quoted code / other block lines not at all. The blocks are re-parsed
 // around edits first, and lines whose block changed lose their cached matches.
 import type { CancellationToken } from 'vscode-languageserver';
-import { type ErrorBlock, arraySource } from '../core/blocks';
-import { matchLineInBlock } from '../core/catalog';
-import type { ErrorRecord } from '../core/record';
-import type { ServerContext } from './context';
-import { LineMatches, NO_MATCHES, TrackedDocument } from './documents';
-import { findFileRefs } from './fileRefs';
-import { framePathsNear, type RaiseSite } from './raiseSite';
-import { errorText, throwIfCancelled, yieldToInteractive } from './runSafe';
+import { type ErrorBlock, arraySource } from '../../core/blocks';
+import { matchLineInBlock } from '../../core/catalog';
+import type { ErrorRecord } from '../../core/record';
+import type { ServerContext } from '../context';
+import { LineMatches, NO_MATCHES, TrackedDocument } from '../state/documents';
+import { findFileRefs } from '../../core/fileRefs';
+import { framePathsNear } from '../../core/raiseSite';
+import type { RaiseSite } from '../state/raiseSiteResolver';
+import { errorText, throwIfCancelled, yieldToInteractive } from '../runSafe';
 
 /** A slice of background matching: an interactive request waits for at most one. */
 const SLICE_MS = 4;

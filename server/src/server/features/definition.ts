@@ -4,12 +4,12 @@
 // on a `file:line` reference -> that workspace file. (A remote githubUrl is no Location; the
 // document link and the hover carry it.)
 import type { DefinitionParams, Location } from 'vscode-languageserver';
-import type { ServerContext } from './context';
-import type { FileRefResolver } from './fileRefs';
-import { findFileRefs } from './fileRefs';
+import type { ServerContext } from '../context';
+import type { FileRefResolver } from '../state/fileRefResolver';
+import { findFileRefs } from '../../core/fileRefs';
 import { matchesAt, raiseSiteNear } from './matching';
-import { isExcluded } from './settings';
-import { pathToUri } from './uri';
+import { isExcluded } from '../state/settings';
+import { pathToUri } from '../uri';
 
 export async function definition(ctx: ServerContext, refs: FileRefResolver, params: DefinitionParams): Promise<Location[] | null> {
   const doc = ctx.documents.get(params.textDocument.uri);

@@ -1,13 +1,12 @@
 // Snippet text for a target document: the SnippetTarget (language, indentation of the target line,
 // tabs/spaces from the client or detected) and the record's snippet for a kind, via core/snippet.
-import type { ErrorRecord } from '../core/record';
-import { languageById, languageForPath } from '../core/languages';
-import { planSnippet, type PlannedSnippet, SnippetTarget } from '../core/snippet';
-import type { SnippetParams, SnippetResult } from '../protocol';
-import type { ServerContext } from './context';
-import type { TrackedDocument } from './documents';
-import { detectIndentation, leadingWhitespace } from './indentation';
-import { uriToPath } from './uri';
+import type { ErrorRecord } from '../../core/record';
+import { planSnippet, type PlannedSnippet, SnippetTarget, snippetLanguage } from '../../core/snippet';
+import type { SnippetParams, SnippetResult } from '../../protocol';
+import type { ServerContext } from '../context';
+import type { TrackedDocument } from '../state/documents';
+import { detectIndentation, leadingWhitespace } from '../../core/indentation';
+import { uriToPath } from '../uri';
 
 export type SnippetKind = SnippetParams['kind'];
 
@@ -26,13 +25,6 @@ export function snippetCode(record: ErrorRecord, kind: SnippetKind): string | nu
   }
 }
 
-/** Language id of a document: its languageId when known to the core, else from its path. */
-export function documentLanguage(uri: string, languageId: string | undefined): string | undefined {
-  if (languageId && languageById(languageId)) return languageById(languageId)!.id;
-  const p = uriToPath(uri) ?? uri;
-  return languageForPath(p)?.id ?? languageId;
-}
-
 export function snippetTarget(
   doc: TrackedDocument | undefined,
   uri: string,
@@ -40,10 +32,8 @@ export function snippetTarget(
   opts: { languageId?: string; insertSpaces?: boolean; tabSize?: number; record: ErrorRecord },
 ): SnippetTarget {
   const detected = doc ? detectIndentation(doc.lines) : { insertSpaces: true, tabSize: 4 };
-  const languageId =
-    documentLanguage(uri, opts.languageId ?? doc?.languageId) ?? languageForPath(opts.record.filePath)?.id ?? 'plaintext';
   return {
-    languageId,
+    languageId: snippetLanguage(opts.record, opts.languageId ?? doc?.languageId, uriToPath(uri) ?? uri).id,
     indent: doc ? leadingWhitespace(doc.line(line)) : '',
     insertSpaces: opts.insertSpaces ?? detected.insertSpaces,
     tabSize: opts.tabSize && opts.tabSize > 0 ? opts.tabSize : detected.tabSize,

@@ -7,20 +7,20 @@
 // file when there is one).
 import * as path from 'node:path';
 import type { CancellationToken, Hover, HoverParams } from 'vscode-languageserver';
-import type { RecordMatch } from '../core/catalog';
-import type { ErrorRecord } from '../core/record';
-import { escapeInline, escapeMarkdown, renderRecord, type RenderOptions } from '../core/render';
-import { problemCode } from '../core/problem';
-import { hoverActions, otherMatches } from './commands';
-import type { ServerContext } from './context';
-import type { TrackedDocument } from './documents';
+import type { RecordMatch } from '../../core/catalog';
+import type { ErrorRecord } from '../../core/record';
+import { escapeInline, escapeMarkdown, renderRecord, type RenderOptions } from '../../core/render';
+import { problemCode } from '../../core/problem';
+import { hoverActions, otherMatches } from './commandLinks';
+import type { ServerContext } from '../context';
+import type { TrackedDocument } from '../state/documents';
 import { captures } from './dto';
 import { fileTarget } from './links';
 import { matchesAt, raiseSiteNear } from './matching';
-import type { RaiseSite } from './raiseSite';
-import { errorText, throwIfCancelled } from './runSafe';
-import { isExcluded } from './settings';
-import { uriToPath } from './uri';
+import type { RaiseSite } from '../state/raiseSiteResolver';
+import { errorText, throwIfCancelled } from '../runSafe';
+import { isExcluded } from '../state/settings';
+import { uriToPath } from '../uri';
 
 const SEPARATOR = '\n\n---\n\n';
 /** The other records matching the span are named on one line, at most this many. */

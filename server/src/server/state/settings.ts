@@ -2,8 +2,8 @@
 // scopeUri and cleared on didChangeConfiguration. Nothing else keeps settings in globals.
 // Clients without the configuration capability (some plain LSP clients) push settings in
 // didChangeConfiguration's `settings.errorExplainer`; those are used for every resource.
-import type { ErrorRecord } from '../core/record';
-import { DEFAULT_SETTINGS, ErrorExplainerSettings, MinSeverity, SEVERITY_OVERRIDES, SeverityOverride, validSearchUrl } from '../protocol';
+import type { ErrorRecord } from '../../core/record';
+import { DEFAULT_SETTINGS, ErrorExplainerSettings, MinSeverity, SEVERITY_OVERRIDES, SeverityOverride, validSearchUrl } from '../../protocol';
 
 export const SECTION = 'errorExplainer';
 

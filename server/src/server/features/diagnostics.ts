@@ -16,18 +16,18 @@ import {
   DocumentDiagnosticReport,
   DocumentDiagnosticReportKind,
 } from 'vscode-languageserver';
-import type { ErrorBlock } from '../core/blocks';
-import { type RecordMatch, bestOfBlock, continuesTrace, traceChoice } from '../core/catalog';
-import { ErrorRecord, RecordProblem, Severity, severityRank } from '../core/record';
-import { problemCode, problemMessage } from '../core/problem';
-import { oneLine, safeGithubUrl } from '../core/render';
-import { DIAGNOSTIC_SOURCE, type ErrorExplainerSettings, type SeverityOverride } from '../protocol';
-import type { ServerContext } from './context';
-import { NO_MATCHES, type TrackedDocument } from './documents';
+import type { ErrorBlock } from '../../core/blocks';
+import { type RecordMatch, bestOfBlock, continuesTrace, traceChoice } from '../../core/catalog';
+import { ErrorRecord, RecordProblem, Severity, severityRank } from '../../core/record';
+import { problemCode, problemMessage } from '../../core/problem';
+import { oneLine, safeGithubUrl } from '../../core/render';
+import { DIAGNOSTIC_SOURCE, type ErrorExplainerSettings, type SeverityOverride } from '../../protocol';
+import type { ServerContext } from '../context';
+import { NO_MATCHES, type TrackedDocument } from '../state/documents';
 import { scanDocument } from './matching';
-import { pathToUri } from './uri';
-import { Cancelled, errorText } from './runSafe';
-import { isExcluded, severityOverride } from './settings';
+import { pathToUri } from '../uri';
+import { Cancelled, errorText } from '../runSafe';
+import { isExcluded, severityOverride } from '../state/settings';
 
 interface Report {
   resultId: string;

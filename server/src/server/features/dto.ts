@@ -1,11 +1,11 @@
 // Plain shapes sent to the client (protocol.ts DTOs) from core objects. The client shows these
 // strings (QuickPick items, terminal link tooltips, notifications, the Known Errors view): control
 // and invisible characters are removed here, with the core's one rule (render.ts stripControls).
-import type { RecordMatch } from '../core/catalog';
-import type { ErrorRecord } from '../core/record';
-import { stripControls as clean } from '../core/render';
-import type { Occurrence } from '../core/logScan/summary';
-import type { CaptureDto, MatchDto, RecordSummaryDto, ScanOccurrenceDto } from '../protocol';
+import type { RecordMatch } from '../../core/catalog';
+import type { ErrorRecord } from '../../core/record';
+import { stripControls as clean } from '../../core/render';
+import type { Occurrence } from '../../core/logScan/summary';
+import type { CaptureDto, MatchDto, RecordSummaryDto, ScanOccurrenceDto } from '../../protocol';
 
 export function summary(r: ErrorRecord): RecordSummaryDto {
   return {

@@ -1,8 +1,8 @@
 // Command links and code-action commands, built by the server only. Record text never becomes
 // a command: arguments are JSON built here, percent-encoded (including the characters that could
 // close a Markdown link), and only the extension's own commands (protocol.ts Commands) are used.
-import type { ErrorRecord } from '../core/record';
-import { Commands, CaptureDto, InsertSnippetArgs, NearDto, OpenRecordArgs } from '../protocol';
+import type { ErrorRecord } from '../../core/record';
+import { Commands, CaptureDto, InsertSnippetArgs, NearDto, OpenRecordArgs } from '../../protocol';
 
 /** `command:<id>?<encoded JSON array of args>` as VS Code expects in trusted Markdown. */
 export function commandUri(command: string, args: unknown[]): string {

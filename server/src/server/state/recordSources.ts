@@ -7,13 +7,13 @@
 // workspace folder (a link out is reported and not followed).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Catalog, CompositeCatalog, type ExtraCatalog, type RecordCatalog } from '../core/catalog';
-import { loadRecordsFromPath, LoadResult, mergeRecordSets } from '../core/loader';
-import type { ErrorRecord, RecordOrigin, RecordProblem } from '../core/record';
-import type { SourceStatus, StatusResult } from '../protocol';
-import { RecordIndex } from './recordIndex';
-import { errorText, Logger } from './runSafe';
-import { isInside } from './uri';
+import { Catalog, CompositeCatalog, type ExtraCatalog, type RecordCatalog } from '../../core/catalog';
+import { loadRecordsFromPath, LoadResult, mergeRecordSets } from '../../core/load';
+import type { ErrorRecord, RecordOrigin, RecordProblem } from '../../core/record';
+import type { SourceStatus, StatusResult } from '../../protocol';
+import { RecordIndex } from '../../core/recordIndex';
+import { errorText, Logger } from '../runSafe';
+import { isInside } from '../uri';
 
 export const WORKSPACE_RECORDS_DIR = '.error-records';
 
