@@ -194,6 +194,10 @@ const SYSLOG_PREFIX = /^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)? \S+ [^\s:
 
 export function looksLikeCode(line: string, from = messageStart(line)): boolean {
   if (line.length > 4096) return false;
+  // (cheap first: every form needs a `>` or an indent at the start, or one of the keywords; an
+  // escape sequence anywhere may hide either)
+  const c = line.charCodeAt(0);
+  if (c !== 0x20 && c !== 0x09 && c !== 0x3e && line.indexOf('\x1b') < 0 && line.indexOf('raise') < 0 && line.indexOf('throw') < 0 && line.indexOf('except') < 0) return false;
   const text = baseView(line).text;
   if (CODE_STATEMENT.test(text) || CODE_INDENTED.test(text)) return true;
   // (a statement after a log prefix too: `Dec  1 … worker[42]:     raise X(…)`)
