@@ -187,6 +187,21 @@ function sortHits(p: usize, count: i32, tmp: usize): usize {
   return <i32>((w & mk) == mk);
 }
 
+/** A pair key's whole bytes at block + p: its hit (position, record) is added. False when the
+ * hit list is full (the caller returns -1: overflow). */
+@inline function pairHit(e: usize, block: usize, p: i32): bool {
+  const len = <i32>load<u8>(e, 4);
+  let j: i32 = 0;
+  while (j < len && load<u8>(block + <usize>(p + j)) == load<u8>(e + 8 + <usize>j)) j++;
+  if (j < len) return true;
+  if (outCount >= outCap) return false;
+  const o = outPtr + (<usize>outCount << 3);
+  store<i32>(o, p);
+  store<i32>(o, load<i32>(e), 4);
+  outCount++;
+  return true;
+}
+
 let hitsAt: usize = 0;
 
 /** Where the last scan's sorted hits are (pairs of i32: key start, record). */
@@ -294,16 +309,7 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
           const p = i + <i32>ctz(m);
           m &= m - 1;
           if (p >= n) break;
-          const len = <i32>load<u8>(e, 4);
-          let j: i32 = 0;
-          while (j < len && load<u8>(block + <usize>(p + j)) == load<u8>(e + 8 + <usize>j)) j++;
-          if (j == len) {
-            if (outCount >= outCap) return -1;
-            const o = outPtr + (<usize>outCount << 3);
-            store<i32>(o, p);
-            store<i32>(o, load<i32>(e), 4);
-            outCount++;
-          }
+          if (!pairHit(e, block, p)) return -1;
         }
       }
     }
@@ -362,16 +368,7 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
         for (let k: i32 = 0; k < np; k++) {
           if (((bits >>> (k & 7)) & 1) == 0) continue;
           const e = pairs + (<usize>k << 4);
-          const len = <i32>load<u8>(e, 4);
-          let j: i32 = 0;
-          while (j < len && load<u8>(block + <usize>(p + j)) == load<u8>(e + 8 + <usize>j)) j++;
-          if (j == len) {
-            if (outCount >= outCap) return -1;
-            const o = outPtr + (<usize>outCount << 3);
-            store<i32>(o, p);
-            store<i32>(o, load<i32>(e), 4);
-            outCount++;
-          }
+          if (!pairHit(e, block, p)) return -1;
         }
       }
     }
