@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { findBlocks, framePathMatches } from '../../server/src/core/blocks';
-import { Catalog, type RecordMatch, continuesTrace, explainBlocks, matchLineInBlock, rankMatch, recordMatch, traceChoice } from '../../server/src/core/catalog';
+import { Catalog, type RecordMatch, continuesTrace, explainBlocks, matchLineInBlock, rankMatch, recordMatch, traceAt, traceChoice } from '../../server/src/core/catalog';
 import { parseRecordText } from '../../server/src/core/load';
 import { TRACES, traceFiles, traceLines } from './traces';
 
@@ -117,6 +117,7 @@ describe('catalog with error blocks', () => {
     assert.equal(pb.length, 2);
     assert.ok(continuesTrace(pb[0]!, pb[1]!));
     assert.ok(!continuesTrace(pb[1]!, pb[0]!));
+    assert.deepEqual(traceAt(pb, 0), pb, 'the cause and the final exception: one trace');
     const ex = explainBlocks(catalog, py).blocks;
     const best = ex.map((b) => b.matches[0]);
     assert.equal(traceChoice(pb, [best[0], best[1] ?? best[0]]), 1, 'the final exception when it has a match');
@@ -129,6 +130,7 @@ describe('catalog with error blocks', () => {
     // blocks apart (a log line between) are separate traces
     const apart = findBlocks([...py.slice(0, pb[0]!.last + 1), '2026-12-01 09:00:00 INFO next', '', ...py.slice(pb[1]!.first)]);
     assert.ok(!continuesTrace(apart[0]!, apart[1]!));
+    assert.equal(traceAt(apart, 0).length, 1);
   });
 
   it('rankMatch: the errorCode on the line first, then frames (raising before nearer before farther; line before file), then confidence', () => {

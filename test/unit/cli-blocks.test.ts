@@ -12,7 +12,7 @@ import { main } from '../../server/src/cli/main';
 import { LineHits } from '../../server/src/core/engine';
 import { forEachMatchingLine } from '../../server/src/core/lineScan';
 import { findBlocks } from '../../server/src/core/blocks';
-import { Catalog, continuesTrace, explainBlocks, traceChoice } from '../../server/src/core/catalog';
+import { Catalog, explainBlocks, traceAt, traceChoice } from '../../server/src/core/catalog';
 import { parseRecordText } from '../../server/src/core/load';
 import { TRACES, traceFiles, traceLines } from './traces';
 import { CLI, REPO, tempDir } from '../shared/paths';
@@ -33,12 +33,14 @@ function expected(lines: string[]): string[] {
   const out: { line: number; s: string }[] = [];
   // one per trace: a block and the blocks chained to it (traceChoice), of the blocks with matches
   const withMatches = ex.blocks.filter((b) => b.matches.length > 0);
-  for (let i = 0; i < withMatches.length; ) {
-    let e = i + 1;
-    while (e < withMatches.length && continuesTrace(withMatches[e - 1]!.block, withMatches[e]!.block)) e++;
-    const members = withMatches.slice(i, e);
+  const byBlock = new Map(withMatches.map((b) => [b.block, b]));
+  const blocks = withMatches.map((b) => b.block);
+  for (let i = 0; i < blocks.length; ) {
+    const trace = traceAt(blocks, i);
+    const members = trace.map((b) => byBlock.get(b)!);
+    const e = i + trace.length;
     const k = traceChoice(
-      members.map((m) => m.block),
+      trace,
       members.map((m) => m.matches[0]),
     );
     const b = members[k]!;

@@ -122,6 +122,13 @@ export function continuesTrace(prev: ErrorBlock, next: ErrorBlock): boolean {
   return next.chain !== undefined && next.first > prev.last && next.first <= prev.last + 2 && next.kind === prev.kind;
 }
 
+/** The trace that starts at blocks[i]: it and the blocks after it that continue it. */
+export function traceAt<B extends ErrorBlock>(blocks: readonly B[], i: number): B[] {
+  const out = [blocks[i]!];
+  while (i + out.length < blocks.length && continuesTrace(out[out.length - 1]!, blocks[i + out.length]!)) out.push(blocks[i + out.length]!);
+  return out;
+}
+
 /** A trace (a block and the blocks chained to it, in printed order) is one problem. Its primary
  * block holds the exception that ended the program: Python prints it last ("During handling…",
  * "The above exception was the direct cause…"), Java and Node first (`Caused by:`, `[cause]:`).

@@ -17,7 +17,7 @@ import {
   DocumentDiagnosticReportKind,
 } from 'vscode-languageserver';
 import type { ErrorBlock } from '../../core/blocks';
-import { type RecordMatch, bestOfBlock, continuesTrace, traceChoice } from '../../core/catalog';
+import { type RecordMatch, bestOfBlock, traceAt, traceChoice } from '../../core/catalog';
 import { ErrorRecord, RecordProblem, Severity, severityRank } from '../../core/record';
 import { problemCode, problemMessage } from '../../core/problem';
 import { oneLine, safeGithubUrl } from '../../core/render';
@@ -210,19 +210,19 @@ export async function documentDiagnostics(ctx: ServerContext, doc: TrackedDocume
       // one diagnostic per trace (a block and the blocks chained to it): the best match of its
       // exception lines, core/catalog traceChoice (the exclude list and severity overrides as for
       // any match)
-      const members = [block];
-      while (blocks[bi + 1] && continuesTrace(members[members.length - 1]!, blocks[bi + 1]!)) members.push(blocks[++bi]!);
+      const members = traceAt(blocks, bi);
+      bi += members.length - 1;
       const pers = members.map((b) =>
         b.exceptions.map((e) =>
           (matches[e.lineIndex] ?? NO_MATCHES).filter((m) => m.confidence.score >= minConfidence && !isExcluded(settings, m.record) && effectiveSeverity(settings, m.record).rank <= minRank),
         ),
       );
-      const k = traceChoice(members, pers.map((per) => bestOfBlock(per)[0]));
-      const chosen = members[Math.max(0, k)]!;
-      const per = pers[Math.max(0, k)]!;
-      const best = k >= 0 ? bestOfBlock(per)[0] : undefined;
+      const bests = pers.map((per) => bestOfBlock(per)[0]);
+      const k = traceChoice(members, bests);
+      const best = k >= 0 ? bests[k] : undefined;
       if (best) {
-        block = chosen;
+        block = members[k]!;
+        const per = pers[k]!;
         lastMatchedLine = members[members.length - 1]!.last;
         const line = block.exceptions[per.findIndex((ms) => ms.some((m) => m.record.id === best.record.id))]!.lineIndex;
         if (base.length < max) {
