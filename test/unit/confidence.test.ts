@@ -72,6 +72,8 @@ describe('confidence', () => {
     assert.equal(errorMarker('Setting up libc6 (2.36-9)'), undefined);
     const line = '2026-12-01 09:00:01,123 ERROR worker[12]: job failed';
     assert.equal(line.slice(messageStart(line)), 'job failed');
+    const syslog = 'Dec  1 09:00:44 web-1 worker[4206]: FileNotFoundError: [Errno 2] No such file';
+    assert.equal(syslog.slice(messageStart(syslog)), 'FileNotFoundError: [Errno 2] No such file');
   });
 
   it('a class-only record needs its exception line; a helper named like `self.error` is no class', () => {

@@ -175,9 +175,10 @@ function classOnlyInContext(line: string, match: ScoredMatch): boolean {
   return match.end >= line.trimEnd().length || after === 0x3a /* : */;
 }
 
-/** Where the message starts: after a leading timestamp, level, logger name or process tag. */
+/** Where the message starts: after a leading timestamp (syslog's `Dec  1 09:00:44 host` too),
+ * level, logger name or process tag. */
 export function messageStart(line: string): number {
-  const m = /^\s*(?:(?:\[[^\]]{0,80}\]|\d[\d\-:T.,/+Z ]{5,40}\d|[A-Z]{3,9}\b:?|\w[\w.\-]{0,40}\[\d+\]:|[\w.\-]{1,40}:\d+:|-|\|)\s*)*/.exec(line);
+  const m = /^\s*(?:(?:\[[^\]]{0,80}\]|\d[\d\-:T.,/+Z ]{5,40}\d|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)? \S+|[A-Z]{3,9}\b:?|\w[\w.\-]{0,40}\[\d+\]:|[\w.\-]{1,40}:\d+:|-|\|)\s*)*/.exec(line);
   return m ? m[0].length : 0;
 }
 
@@ -189,9 +190,6 @@ export function messageStart(line: string): number {
 const CODE_STATEMENT = /^>?\s*(?:raise\s+[A-Za-z_][\w.]*(?:\(|\s*$|\s+from\s)|throw\s+(?:new\s+)?[A-Za-z_$][\w.$]*\(|except(?:\s+[\w.(), ]+?)?(?:\s+as\s+\w+)?:\s*$)/;
 const CODE_INDENTED = /^(?:>|\s{4})\s*(?:[A-Za-z_][\w.]*\s+=\s+[rbfuRBFU]{0,2}["']|[rbfuRBFU]{0,2}(["']).*\1\s*\)+[,;:]?\s*$)/;
 
-/** syslog's `Dec  1 09:00:44 host prog[42]: `. */
-const SYSLOG_PREFIX = /^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)? \S+ [^\s:]+: /;
-
 export function looksLikeCode(line: string, from = messageStart(line)): boolean {
   if (line.length > 4096) return false;
   // (cheap first: every form needs a `>` or an indent at the start, or one of the keywords; an
@@ -201,9 +199,7 @@ export function looksLikeCode(line: string, from = messageStart(line)): boolean 
   const text = baseView(line).text;
   if (CODE_STATEMENT.test(text) || CODE_INDENTED.test(text)) return true;
   // (a statement after a log prefix too: `Dec  1 … worker[42]:     raise X(…)`)
-  const syslog = SYSLOG_PREFIX.exec(text);
-  const at = syslog ? syslog[0].length : from;
-  return at > 0 && CODE_STATEMENT.test(text.slice(Math.min(at, text.length)));
+  return from > 0 && CODE_STATEMENT.test(text.slice(Math.min(from, text.length)));
 }
 
 // ---------------------------------------------------------------------------------------------
