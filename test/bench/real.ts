@@ -17,7 +17,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MatchEngine, type EngineEntry } from '../../server/src/core/engine';
 import { captureNames, derivePattern } from '../../server/src/core/pattern';
-import { DEFAULT_MIN_CONFIDENCE, scorePlainHits } from '../../server/src/core/confidence';
+import { DEFAULT_MIN_CONFIDENCE, PlainScorer } from '../../server/src/core/confidence';
 import { extractFromDir } from '../../server/src/core/extract';
 import type { ErrorRecord } from '../../server/src/core/record';
 import type { GenRecord } from './gen';
@@ -174,7 +174,7 @@ function measure(ctx: BenchContext, name: string, records: readonly GenRecord[],
   // what `scan` does with a line's hits: its text, then each match's confidence; LineMatches
   // (captures) are made only for the confident ones (what it prints)
   const scored = records.map((r) => ({ messagePattern: r.pattern, errorClass: null, errorCode: r.errorCode }));
-  const recordOf = (entry: number) => scored[entry]!;
+  const scorer = new PlainScorer((entry) => scored[entry]!, scored.length, DEFAULT_MIN_CONFIDENCE);
   let scores = new Float64Array(64);
   let cliS = Infinity;
   let allS = Infinity;
@@ -185,9 +185,9 @@ function measure(ctx: BenchContext, name: string, records: readonly GenRecord[],
     confident = 0;
     forEachByteBlock(log.file, (buf, n) => {
       engine.scanBytes(buf, n, (_i, hits) => {
-        // (the CLI's own scoring of a plain line: core/confidence scorePlainHits)
+        // (the CLI's own scoring of a plain line: core/confidence PlainScorer)
         if (scores.length < hits.count) scores = new Float64Array(hits.count * 2);
-        if (scorePlainHits(hits, hits.text(), recordOf, DEFAULT_MIN_CONFIDENCE, scores) > 0) {
+        if (scorer.score(hits, hits.text(), scores) > 0) {
           confident++;
           sink += hits.matches().length;
         }

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { derivePattern } from '../../server/src/core/pattern';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { DEFAULT_MIN_CONFIDENCE, confidenceScore, errorMarker, labelOf, looksLikeCode, matchConfidence, messageStart, patternBits, plainScoreCeiling, scorePlainHits, wordBits } from '../../server/src/core/confidence';
+import { DEFAULT_MIN_CONFIDENCE, confidenceScore, errorMarker, labelOf, looksLikeCode, matchConfidence, messageStart, patternBits, plainScoreCeiling, PlainScorer, wordBits } from '../../server/src/core/confidence';
 import { engineEntry } from '../../server/src/core/catalog';
 import { MatchEngine, hasToken } from '../../server/src/core/engine';
 import { extractFromDir } from '../../server/src/core/extract';
@@ -166,10 +166,11 @@ describe('confidence: the ceiling of a plain line (what lets scan skip most hits
   const logs = [...fs.readdirSync(path.join(dir, 'unrelated-logs')).map((f) => path.join(dir, 'unrelated-logs', f)), ...['python-tracebacks.log', 'node-stacks.log', 'tsc-output.log'].map((f) => path.join(dir, f))];
   const lines = logs.flatMap((f) => fs.readFileSync(f, 'utf8').split('\n'));
 
-  it('no score on a plain line exceeds its ceiling, and scorePlainHits counts what scoring every hit counts', () => {
+  it('no score on a plain line exceeds its ceiling, and PlainScorer counts what scoring every hit counts', () => {
     let matched = 0;
     let skipped = 0;
     const scores = new Float64Array(4096);
+    const scorers = new Map([0, 0.05, 0.3, DEFAULT_MIN_CONFIDENCE, 0.8].map((min) => [min, new PlainScorer((e) => records[e]!, records.length, min)]));
     for (const line of lines) {
       const ms = engine.matchLine(line);
       if (!ms.length) continue;
@@ -185,7 +186,7 @@ describe('confidence: the ceiling of a plain line (what lets scan skip most hits
       });
       for (const min of [0, 0.05, 0.3, DEFAULT_MIN_CONFIDENCE, 0.8]) {
         const want = all.filter((x) => x.score >= min).length;
-        assert.equal(scorePlainHits(hits, line, (e) => records[e]!, min, scores), want, `${JSON.stringify(line)} at ${min}`);
+        assert.equal(scorers.get(min)!.score(hits, line, scores), want, `${JSON.stringify(line)} at ${min}`);
         for (let k = 0; k < ms.length; k++) if (all[k]!.score >= min) assert.equal(scores[k], all[k]!.score);
         if (min === DEFAULT_MIN_CONFIDENCE) skipped += all.filter((x) => x.ceiling < min).length;
       }

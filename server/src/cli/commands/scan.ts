@@ -10,7 +10,7 @@ import { forEachMatchingLine } from '../../core/lineScan';
 import { Output } from '../output';
 import { checkReadable, formatProblem, loadCatalog } from '../records';
 import { type RecordMatch, bestOfBlock, continuesTrace, matchInBlock, recordMatch, traceChoice } from '../../core/catalog';
-import { DEFAULT_MIN_CONFIDENCE, lineFacts, scorePlainHits } from '../../core/confidence';
+import { DEFAULT_MIN_CONFIDENCE, PlainScorer, lineFacts } from '../../core/confidence';
 import type { ErrorBlock } from '../../core/blocks';
 import { LineHits, type LineMatch } from '../../core/engine';
 import { BlockContext } from '../blockContext';
@@ -151,7 +151,7 @@ export const scan: Command = {
     /** --format count: a match is tallied by its record, no match object made. */
     const tally = reporter.tally?.bind(reporter);
     let scores = new Float64Array(64);
-    const recordOf = (entry: number) => records[entry]!;
+    const scorer = new PlainScorer((entry) => records[entry]!, records.length, minConfidence);
     reporter.begin();
     for (const f of files) {
       const name = f === '-' ? '<stdin>' : format === 'text' || format === 'markdown' ? problemPath(f, io.cwd) : f;
@@ -207,7 +207,7 @@ export const scan: Command = {
             return;
           }
           if (scores.length < p.count) scores = new Float64Array(p.count * 2);
-          const confident = scorePlainHits(p, line, recordOf, minConfidence, scores);
+          const confident = scorer.score(p, line, scores);
           below += p.count - confident;
           if (confident === 0) return;
           if (tally) {

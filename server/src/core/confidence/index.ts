@@ -132,7 +132,9 @@ export function patternBits(pattern: string): number {
   // literals are separate runs of text: a word split by a hole is two fragments, which is right
   bits = 0;
   for (const l of literals) bits += textBits(l);
-  if (specificityCache.size > 50_000) specificityCache.clear();
+  // (one number per pattern: bounded far above any record set's size, so a 500k-record scan does
+  // not clear it over and over — at 50,000 a 100k-record scan re-tokenized patterns on every hit)
+  if (specificityCache.size >= 1 << 20) specificityCache.clear();
   specificityCache.set(pattern, bits);
   return bits;
 }
@@ -323,29 +325,58 @@ export interface HitList {
   end(i: number): number;
 }
 
+/** What a record's ceiling allows at a threshold (PlainScorer, per record once). */
+const UNKNOWN = 0;
+const NEVER = 1;
+const WITH_CODE = 2;
+const MAY = 3;
+
 /**
- * The score of each of a plain line's hits (a line outside any error block) into `scores`, and
- * how many reach `minConfidence`. A hit whose ceiling is below minConfidence gets 0 there and
- * costs no more (most hits of generic records: the line's facts are computed only when some hit
- * can reach the threshold). `scores` must hold hits.count numbers.
+ * Scores the hits of plain lines (lines outside any error block) against one threshold: each
+ * hit's score into `scores`, and how many reach `minConfidence`. A hit whose ceiling is below the
+ * threshold gets 0 there and costs one array read (most hits of generic records): what the ceiling
+ * allows is worked out once per record, and the line's facts are computed only when some hit can
+ * reach the threshold.
  */
-export function scorePlainHits(hits: HitList, line: string, recordOf: (entry: number) => ScoredRecord, minConfidence: number, scores: Float64Array): number {
-  let facts: LineFacts | undefined;
-  let confident = 0;
-  for (let k = 0; k < hits.count; k++) {
-    const record = recordOf(hits.entry(k));
-    const code = record.errorCode;
-    const codeInLine = code ? hasToken(line, code) : false;
-    if (plainScoreCeiling(record, codeInLine) < minConfidence) {
-      scores[k] = 0;
-      continue;
-    }
-    facts ??= lineFacts(line);
-    const score = confidenceScore(record, { start: hits.start(k), end: hits.end(k), codeInLine }, line, {}, facts);
-    scores[k] = score;
-    if (score >= minConfidence) confident++;
+export class PlainScorer {
+  private readonly allows: Uint8Array;
+  constructor(
+    private readonly recordOf: (entry: number) => ScoredRecord,
+    records: number,
+    private readonly minConfidence: number,
+  ) {
+    this.allows = new Uint8Array(records);
   }
-  return confident;
+
+  private allowed(entry: number): number {
+    let a = this.allows[entry]!;
+    if (a === UNKNOWN) {
+      const record = this.recordOf(entry);
+      a = plainScoreCeiling(record, true) < this.minConfidence ? NEVER : plainScoreCeiling(record, false) < this.minConfidence ? WITH_CODE : MAY;
+      this.allows[entry] = a;
+    }
+    return a;
+  }
+
+  /** `scores` must hold hits.count numbers. */
+  score(hits: HitList, line: string, scores: Float64Array): number {
+    let facts: LineFacts | undefined;
+    let confident = 0;
+    for (let k = 0; k < hits.count; k++) {
+      const entry = hits.entry(k);
+      const a = this.allowed(entry);
+      scores[k] = 0;
+      if (a === NEVER) continue;
+      const record = this.recordOf(entry);
+      const codeInLine = record.errorCode ? hasToken(line, record.errorCode) : false;
+      if (a === WITH_CODE && !codeInLine) continue;
+      facts ??= lineFacts(line);
+      const score = confidenceScore(record, { start: hits.start(k), end: hits.end(k), codeInLine }, line, {}, facts);
+      scores[k] = score;
+      if (score >= this.minConfidence) confident++;
+    }
+    return confident;
+  }
 }
 
 /** Confidence that `record` explains `line`, where `match` is its match on that line. */
