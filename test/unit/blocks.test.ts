@@ -2,7 +2,7 @@
 // on this machine: see its make.sh) in every form logs wrap them in; the incremental index and the
 // stream give what a full parse gives; frames name raise sites; junk never throws.
 import * as assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import {
   BlockIndex,
@@ -24,6 +24,7 @@ import {
   sameBlock,
   shiftBlock,
 } from '../../server/src/core/blocks';
+import { mayHoldBlockShape } from '../../server/src/core/blocks/shapes';
 import { FORMS, facts, traceFiles, traceLines } from './traces';
 
 const REAL = path.join(__dirname, '../fixtures/real');
@@ -323,6 +324,38 @@ describe('error blocks (core/blocks)', () => {
   });
 
   describe('rules', () => {
+    it('mayHoldBlockShape of raw bytes: never false where a line has a block shape, and false for most plain stretches (real corpora and logs)', () => {
+      const files = ['python-tracebacks.log', 'node-stacks.log', 'tsc-output.log', ...readdirSync(path.join(REAL, 'unrelated-logs')).map((f) => path.join('unrelated-logs', f))];
+      let windows = 0;
+      let quiet = 0;
+      let shaped = 0;
+      for (const f of files) {
+        // lines as the scan cuts them (\n, \r\n, a lone \r), each with its raw bytes and its line end
+        const bytes = readFileSync(path.join(REAL, f));
+        const starts: number[] = [0];
+        for (let k = 0; k < bytes.length; k++) if (bytes[k] === 10 || (bytes[k] === 13 && bytes[k + 1] !== 10)) starts.push(k + 1);
+        const lines = starts.slice(0, -1).map((st, k) => bytes.toString('utf8', st, starts[k + 1]).replace(/\r?\n$|\r$/, ''));
+        const has = lines.map((l) => hasBlockShape(l));
+        for (let i = 0; i + 9 <= lines.length; i++) {
+          const window = lines.slice(i, i + 9);
+          if (window.some((l) => l.indexOf('\x1b') >= 0)) continue;
+          const any = has.slice(i, i + 9).some((x) => x);
+          const maybe = mayHoldBlockShape(bytes.toString('latin1', starts[i], starts[i + 9]));
+          windows++;
+          if (any) {
+            shaped++;
+            assert.ok(maybe, `${f} line ${i + 1}: a block shape in ${JSON.stringify(window)}`);
+          } else if (!maybe) quiet++;
+        }
+      }
+      // (both kinds are there, and the check rules out most stretches without a shape)
+      assert.ok(shaped > 1000, `${shaped} windows with a shape`);
+      assert.ok(quiet > 0.6 * (windows - shaped), `${quiet} of ${windows - shaped} plain windows ruled out`);
+      // a frame's `at ` after indentation, a tab or at the start is a maybe; the word "at" of a message is not
+      for (const l of ['    at f (/srv/a.js:1:2)', 'x\tat y', 'at x.js:3:4', 'INFO  at Foo.bar(Foo.java:3)', ' at q']) assert.ok(mayHoldBlockShape(Buffer.from(`ok\n${l}\n`).toString('latin1')), l);
+      for (const l of ['the job failed at startup', 'retry at 10:02 for user x', 'é at ü']) assert.ok(!mayHoldBlockShape(Buffer.from(`ok\n${l}\n`).toString('latin1')), l);
+    });
+
     it('frame lines are frames by their own text; ordinary text with "at" is not', () => {
       for (const f of [
         '    at Object.<anonymous> (/srv/app/index.js:3:9)',

@@ -14,7 +14,7 @@
 // reports; the language server parses whole documents.
 import type { BlockLineRole, ErrorBlock } from '../core/blocks';
 import { BlockStream, hasBlockShape, isFrameLine } from '../core/blocks';
-import { exceptionHeader } from '../core/blocks/shapes';
+import { exceptionHeader, mayHoldBlockShape } from '../core/blocks/shapes';
 import type { BlockHooks } from '../core/lineScan';
 
 export const BEFORE = 40;
@@ -170,12 +170,36 @@ export class BlockContext<T> implements BlockHooks {
    * yet (it is in the next byte block, or a long line between blocks is): the window decides. */
   private nearBlock(lineNumber: number, line: string): boolean {
     if (hasBlockShape(line) || exceptionHeader(line)) return true;
+    if (this.quietAround(lineNumber)) return false;
     for (let k = lineNumber - NEAR; k <= lineNumber + NEAR; k++) {
       if (k === lineNumber) continue;
       const shape = this.shapeAt(k);
       if (shape || (shape === undefined && k > lineNumber)) return true;
     }
     return false;
+  }
+
+  /** Do the NEAR lines before and after line k, all in this byte block, surely have no block
+   * shape? One look at their raw bytes (mayHoldBlockShape) instead of decoding and classifying
+   * each: most matched lines of a log are far from any block. False: not sure (a token a shape
+   * needs is there, an ESC is, or the lines reach past this block): each line is looked at. */
+  private quietAround(k: number): boolean {
+    const buf = this.buf;
+    if (!buf || k - NEAR < this.first) return false;
+    const s = this.startOf(k - NEAR);
+    const at = this.startKnown(k);
+    if (s < 0 || at < 0) return false;
+    // (NEAR + 1 '\n' from line k's start: at least lines k .. k + NEAR, also where a lone CR ends
+    // some of them)
+    let e = at;
+    for (let j = 0; j <= NEAR; j++) {
+      e = buf.indexOf(10, e);
+      if (e < 0 || e + 1 >= this.n) return false;
+      e++;
+    }
+    if (e - s > 16 * 1024) return false;
+    const text = buf.toString('latin1', s, e);
+    return text.indexOf('\x1b') < 0 && !mayHoldBlockShape(text);
   }
 
   /** Has line k a block shape (hasBlockShape)? undefined: line k is not known here. Remembered:

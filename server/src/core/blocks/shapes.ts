@@ -64,6 +64,24 @@ const BLANK: Shape = Object.freeze({ kind: 'blank', at: 0 }) as Shape;
 /** One test for "could this line have a shape at all": most log lines fail it at once. */
 const MAYBE = /File "|Traceback|(?:^|\s)at\s|\.\.\. \d|Caused by: |Suppressed: |panic|goroutine |\.go:\d|exit status|During handling|The above exception|thread '|note: |stack backtrace:|Exception in thread|\[Previous line/;
 
+/**
+ * MAYBE for several lines at once, read from their raw bytes: `text` is lines with their line ends
+ * (\n, \r\n or a lone \r) as their UTF-8 bytes decode in latin1 (one character per byte; no ESC
+ * among them). False: no
+ * line of it has a block shape (hasBlockShape), so a reader can skip decoding and classifying each.
+ * Every token a shape needs is ASCII, so it is the same bytes in either decoding. MAYBE's `at` is
+ * narrowed to what a frame's `at ` needs before it (indented(…, 2): the line's start or only
+ * blanks from there, two blanks, or a tab), so the word "at" of a message does not count; and a
+ * pytest line starts with one of `_ > E = -` or holds `.py:` and a digit. True may be wrong (then
+ * each line is classified); false never is.
+ */
+const MAYBE_AT = '(?:^|\\s)at\\s';
+if (!MAYBE.source.includes(MAYBE_AT)) throw new Error('shapes: MAYBE_BYTES is derived from MAYBE\'s at-alternative');
+const MAYBE_BYTES = new RegExp(`${MAYBE.source.replace(MAYBE_AT, '(?:(?:^|[\\n\\r])[ \\t]*|[ \\t]{2}|\\t)at ')}|(?:^|[\\n\\r])[_>E=\\-]|\\.py:\\d`);
+export function mayHoldBlockShape(text: string): boolean {
+  return MAYBE_BYTES.test(text);
+}
+
 const PY_HEADER = /(?:^|[\s|\]>:])(Traceback \(most recent call last\):)$/;
 const PY_CHAIN = /(?:^|[\s|\]>:])(During handling of the above exception, another exception occurred:|The above exception was the direct cause of the following exception:)$/;
 const PY_FRAME = /(?:^|\s)File "([^"]*)", line (\d{1,9})(?:, in (.+))?$/;
