@@ -30,7 +30,7 @@ export interface CacheOptions {
 
 /** What the caller's own load gives: the load (records merged, problems, sources) and, per cache
  * source in order, the files it read (loader LoadResult.files); `files` undefined: the load does
- * not line up with the sources (no cache). */
+ * not line up with the sources, or failed in a way its problems do not tell (nothing is cached). */
 export interface UncachedLoad {
   load: CachedLoad;
   files: (readonly string[])[] | undefined;
@@ -89,6 +89,7 @@ export async function loadThroughCache(
   const got = readCache(dir, k.key, { full: cache.full === true });
   if ('load' in got) return { load: got.load, cache: 'hit' };
   const loaded = await loadUncached(undefined);
+  if (!loaded.files) return { load: loaded.load, cache: 'off' };
   return withSave(loaded.load, got.miss, () => k.key, dir, opts);
 }
 
