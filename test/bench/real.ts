@@ -17,8 +17,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MatchEngine, type EngineEntry } from '../../server/src/core/engine';
 import { captureNames, derivePattern } from '../../server/src/core/pattern';
-import { DEFAULT_MIN_CONFIDENCE, confidenceScore, lineFacts } from '../../server/src/core/confidence';
-import { hasToken } from '../../server/src/core/engine';
+import { DEFAULT_MIN_CONFIDENCE, PlainScorer } from '../../server/src/core/confidence';
 import { extractFromDir } from '../../server/src/core/extract';
 import type { ErrorRecord } from '../../server/src/core/record';
 import type { GenRecord } from './gen';
@@ -175,6 +174,8 @@ function measure(ctx: BenchContext, name: string, records: readonly GenRecord[],
   // what `scan` does with a line's hits: its text, then each match's confidence; LineMatches
   // (captures) are made only for the confident ones (what it prints)
   const scored = records.map((r) => ({ messagePattern: r.pattern, errorClass: null, errorCode: r.errorCode }));
+  const scorer = new PlainScorer((entry) => scored[entry]!, scored.length, DEFAULT_MIN_CONFIDENCE);
+  let scores = new Float64Array(64);
   let cliS = Infinity;
   let allS = Infinity;
   let confident = 0;
@@ -184,16 +185,9 @@ function measure(ctx: BenchContext, name: string, records: readonly GenRecord[],
     confident = 0;
     forEachByteBlock(log.file, (buf, n) => {
       engine.scanBytes(buf, n, (_i, hits) => {
-        const line = hits.text();
-        const facts = lineFacts(line);
-        let any = false;
-        for (let k = 0; k < hits.count; k++) {
-          const rec = hits.entry(k);
-          const code = scored[rec]!.errorCode;
-          const score = confidenceScore(scored[rec]!, { start: hits.start(k), end: hits.end(k), codeInLine: code ? hasToken(line, code) : false }, line, {}, facts);
-          if (score >= DEFAULT_MIN_CONFIDENCE) any = true;
-        }
-        if (any) {
+        // (the CLI's own scoring of a plain line: core/confidence PlainScorer)
+        if (scores.length < hits.count) scores = new Float64Array(hits.count * 2);
+        if (scorer.score(hits, hits.text(), scores) > 0) {
           confident++;
           sink += hits.matches().length;
         }

@@ -1,6 +1,12 @@
 import * as assert from 'node:assert/strict';
 import { derivePattern } from '../../server/src/core/pattern';
-import { DEFAULT_MIN_CONFIDENCE, errorMarker, labelOf, looksLikeCode, matchConfidence, messageStart, patternBits, wordBits } from '../../server/src/core/confidence';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { DEFAULT_MIN_CONFIDENCE, confidenceScore, errorMarker, labelOf, looksLikeCode, matchConfidence, messageStart, patternBits, plainScoreCeiling, PlainScorer, wordBits } from '../../server/src/core/confidence';
+import { engineEntry } from '../../server/src/core/catalog';
+import { MatchEngine, hasToken } from '../../server/src/core/engine';
+import { extractFromDir } from '../../server/src/core/extract';
+import type { ErrorRecord } from '../../server/src/core/record';
 
 /** The confidence of a record built from `message` on `line`, with the span found from the text. */
 function conf(message: string, line: string, extra: { errorClass?: string; errorCode?: string; role?: 'exception' | 'frame' | 'quoted'; frameMatch?: 'file' | 'line' | 'none'; tags?: string[] } = {}) {
@@ -140,5 +146,53 @@ describe('confidence', () => {
     assert.equal(labelOf(0.9), 'likely');
     assert.equal(labelOf(0.5), 'possible');
     assert.equal(labelOf(0.1), 'unlikely');
+  });
+});
+
+describe('confidence: the ceiling of a plain line (what lets scan skip most hits)', () => {
+  // real records (errorClass and errorCode as extract and TypeScript's diagnostics give them) on
+  // real lines: this machine's logs, tracebacks, Node stacks and tsc output
+  const dir = path.join(__dirname, '../fixtures/real');
+  const ts = (JSON.parse(fs.readFileSync(path.join(dir, 'typescript-records.json'), 'utf8')) as ErrorRecord[]).slice(0, 1500);
+  const py = ['json', 'email', 'asyncio', 'http', 'logging', 'urllib', 'multiprocessing', 'importlib', 'unittest', 'xml', 'sqlite3', 'concurrent'].flatMap((d) => {
+    try {
+      return extractFromDir(path.join('/usr/lib/python3.11', d), { repo: 'python/cpython' }).records;
+    } catch {
+      return [];
+    }
+  });
+  const records = [...ts, ...py];
+  const engine = MatchEngine.build(records.map((r) => engineEntry(r)));
+  const logs = [...fs.readdirSync(path.join(dir, 'unrelated-logs')).map((f) => path.join(dir, 'unrelated-logs', f)), ...['python-tracebacks.log', 'node-stacks.log', 'tsc-output.log'].map((f) => path.join(dir, f))];
+  const lines = logs.flatMap((f) => fs.readFileSync(f, 'utf8').split('\n'));
+
+  it('no score on a plain line exceeds its ceiling, and PlainScorer counts what scoring every hit counts', () => {
+    let matched = 0;
+    let skipped = 0;
+    const scores = new Float64Array(4096);
+    const scorers = new Map([0, 0.05, 0.3, DEFAULT_MIN_CONFIDENCE, 0.8].map((min) => [min, new PlainScorer((e) => records[e]!, records.length, min)]));
+    for (const line of lines) {
+      const ms = engine.matchLine(line);
+      if (!ms.length) continue;
+      matched++;
+      const hits = { count: ms.length, entry: (i: number) => ms[i]!.entry, start: (i: number) => ms[i]!.start, end: (i: number) => ms[i]!.end };
+      const all = ms.map((m) => {
+        const r = records[m.entry]!;
+        const codeInLine = r.errorCode ? hasToken(line, r.errorCode) : false;
+        const score = confidenceScore(r, { start: m.start, end: m.end, codeInLine }, line);
+        const ceiling = plainScoreCeiling(r, codeInLine);
+        assert.ok(score <= ceiling, `${r.messagePattern} on ${JSON.stringify(line)}: score ${score} above its ceiling ${ceiling}`);
+        return { score, ceiling };
+      });
+      for (const min of [0, 0.05, 0.3, DEFAULT_MIN_CONFIDENCE, 0.8]) {
+        const want = all.filter((x) => x.score >= min).length;
+        assert.equal(scorers.get(min)!.score(hits, line, scores), want, `${JSON.stringify(line)} at ${min}`);
+        for (let k = 0; k < ms.length; k++) if (all[k]!.score >= min) assert.equal(scores[k], all[k]!.score);
+        if (min === DEFAULT_MIN_CONFIDENCE) skipped += all.filter((x) => x.ceiling < min).length;
+      }
+    }
+    // the material exercises both sides: lines with matches, and hits the ceiling rules out
+    assert.ok(matched > 150, `${matched} matched lines`);
+    assert.ok(skipped > 20, `${skipped} hits below their ceiling`);
   });
 });

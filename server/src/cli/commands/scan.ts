@@ -10,9 +10,9 @@ import { forEachMatchingLine } from '../../core/lineScan';
 import { Output } from '../output';
 import { checkReadable, formatProblem, loadCatalog } from '../records';
 import { type RecordMatch, bestOfBlock, continuesTrace, matchInBlock, recordMatch, traceChoice } from '../../core/catalog';
-import { DEFAULT_MIN_CONFIDENCE, confidenceScore, lineFacts } from '../../core/confidence';
+import { DEFAULT_MIN_CONFIDENCE, PlainScorer, lineFacts } from '../../core/confidence';
 import type { ErrorBlock } from '../../core/blocks';
-import { LineHits, type LineMatch, hasToken } from '../../core/engine';
+import { LineHits, type LineMatch } from '../../core/engine';
 import { BlockContext } from '../blockContext';
 import { FORMATS, type Format, type MatchEvent, createReporter, problemPath } from '../reporters';
 import { COLOR_MODES, type ColorMode, terminalWidth, useColor } from '../terminal';
@@ -145,6 +145,7 @@ export const scan: Command = {
     /** --format count: a match is tallied by its record, no match object made. */
     const tally = reporter.tally?.bind(reporter);
     let scores = new Float64Array(64);
+    const scorer = new PlainScorer((entry) => records[entry]!, records.length, minConfidence);
     reporter.begin();
     for (const f of files) {
       const name = f === '-' ? '<stdin>' : format === 'text' || format === 'markdown' ? problemPath(f, io.cwd) : f;
@@ -194,26 +195,26 @@ export const scan: Command = {
         // the matches of a line outside any block: each one's confidence from the hits; LineMatches
         // only for those reported (none for --format count)
         const reportLine = (n: number, line: string, p: LineHits | LineMatch[]) => {
-          const facts = lineFacts(line);
           if (!(p instanceof LineHits)) {
+            const facts = lineFacts(line);
             for (const lm of p) report(n, recordMatch(records[lm.entry]!, lm, line, undefined, facts));
             return;
           }
           if (scores.length < p.count) scores = new Float64Array(p.count * 2);
-          let shown = 0;
-          for (let k = 0; k < p.count; k++) {
-            const record = records[p.entry(k)]!;
-            const code = record.errorCode;
-            const score = confidenceScore(record, { start: p.start(k), end: p.end(k), codeInLine: code ? hasToken(line, code) : false }, line, undefined, facts);
-            scores[k] = score;
-            if (score < minConfidence) below++;
-            else if (tally) {
+          const confident = scorer.score(p, line, scores);
+          below += p.count - confident;
+          if (confident === 0) return;
+          if (tally) {
+            for (let k = 0; k < p.count; k++) {
+              if (scores[k]! < minConfidence) continue;
+              const record = records[p.entry(k)]!;
               matches++;
               worst = Math.min(worst, severityRank(record.severity));
               tally(record);
-            } else shown++;
+            }
+            return;
           }
-          if (shown === 0) return;
+          const facts = lineFacts(line);
           for (const lm of p.matchesWhere((k) => scores[k]! >= minConfidence)) report(n, recordMatch(records[lm.entry]!, lm, line, undefined, facts));
         };
         const stats = await forEachMatchingLine(

@@ -132,7 +132,9 @@ export function patternBits(pattern: string): number {
   // literals are separate runs of text: a word split by a hole is two fragments, which is right
   bits = 0;
   for (const l of literals) bits += textBits(l);
-  if (specificityCache.size > 50_000) specificityCache.clear();
+  // (one number per pattern: bounded far above any record set's size, so a 500k-record scan does
+  // not clear it over and over — at 50,000 a 100k-record scan re-tokenized patterns on every hit)
+  if (specificityCache.size >= 1 << 20) specificityCache.clear();
   specificityCache.set(pattern, bits);
   return bits;
 }
@@ -210,6 +212,16 @@ const ZERO_AT = 18;
 const HALF_LIFE = 9;
 /** Bits lost by a record whose file is in none of its trace's frames. */
 const NOT_IN_FRAMES = 18;
+/** Bits each piece of evidence adds (read by the score and by its ceiling, plainScoreCeiling). */
+const CODE_BITS = 24;
+const CLASS_BITS = 16;
+const EXCEPTION_LINE_BITS = 14;
+const STRONG_MARKER_BITS = 8;
+const WEAK_MARKER_BITS = 4;
+const FRAME_LINE_BITS = 16;
+const FRAME_FILE_BITS = 10;
+/** Coverage adds 8 * share - 4: at most this many bits (the whole message covered). */
+const COVERAGE_MAX_BITS = 4;
 
 /** What the score reads of a line whatever the record: computed once per line. */
 export interface LineFacts {
@@ -240,19 +252,19 @@ export function confidenceBits(record: ScoredRecord, match: ScoredMatch, line: s
   reasons?.push({ bits: spec - 20, text: spec >= 30 ? 'specific message text' : spec >= 20 ? 'fairly generic message text' : 'generic message text (common words only)' });
   let bits = spec;
   if (match.codeInLine && record.errorCode) {
-    bits += 24;
-    reasons?.push({ bits: 24, text: `error code ${record.errorCode} on the line` });
+    bits += CODE_BITS;
+    reasons?.push({ bits: CODE_BITS, text: `error code ${record.errorCode} on the line` });
   }
   // (a class-only record's text is its class: no second bonus for it)
   if (record.errorClass && !record.tags?.includes('class-only') && classInLine(line, record.errorClass)) {
-    bits += 16;
-    reasons?.push({ bits: 16, text: `${record.errorClass} on the line` });
+    bits += CLASS_BITS;
+    reasons?.push({ bits: CLASS_BITS, text: `${record.errorClass} on the line` });
   }
   if (ctx.role === 'exception') {
-    bits += 14;
-    reasons?.push({ bits: 14, text: 'the exception line of a stack trace' });
+    bits += EXCEPTION_LINE_BITS;
+    reasons?.push({ bits: EXCEPTION_LINE_BITS, text: 'the exception line of a stack trace' });
   } else if (facts.marker) {
-    const b = facts.marker === 'strong' ? 8 : 4;
+    const b = facts.marker === 'strong' ? STRONG_MARKER_BITS : WEAK_MARKER_BITS;
     bits += b;
     reasons?.push({ bits: b, text: facts.marker === 'strong' ? 'an error marker on the line' : 'a warning or failure word on the line' });
   }
@@ -263,7 +275,7 @@ export function confidenceBits(record: ScoredRecord, match: ScoredMatch, line: s
     bits -= NOT_IN_FRAMES;
     reasons?.push({ bits: -NOT_IN_FRAMES, text: 'its file is in none of the stack trace frames' });
   } else if (ctx.frameMatch) {
-    const b = ctx.frameMatch === 'line' ? 16 : 10;
+    const b = ctx.frameMatch === 'line' ? FRAME_LINE_BITS : FRAME_FILE_BITS;
     bits += b;
     reasons?.push({ bits: b, text: ctx.frameMatch === 'line' ? 'raised at a frame of the stack trace' : 'its file is in the stack trace' });
   }
@@ -271,7 +283,7 @@ export function confidenceBits(record: ScoredRecord, match: ScoredMatch, line: s
   if (facts.rest > 0) {
     const covered = Math.max(0, Math.min(match.end, line.length) - Math.max(match.start, facts.from));
     const share = Math.min(1, covered / facts.rest);
-    const b = 8 * share - 4;
+    const b = 2 * COVERAGE_MAX_BITS * share - COVERAGE_MAX_BITS;
     bits += b;
     if (share >= 0.8) reasons?.push({ bits: b, text: 'covers the whole message' });
     else if (share < 0.3) reasons?.push({ bits: b, text: 'covers a small part of the line' });
@@ -292,6 +304,79 @@ const CONTEXT_SCORE = 0.05;
 export function confidenceScore(record: ScoredRecord, match: ScoredMatch, line: string, ctx: MatchContext = {}, facts: LineFacts = lineFacts(line)): number {
   if (ctx.role === 'frame' || ctx.role === 'quoted' || (facts.code && ctx.role !== 'exception')) return CONTEXT_SCORE;
   return scoreOfBits(confidenceBits(record, match, line, ctx, facts));
+}
+
+/** The highest score `record` can get on a line outside any error block (no role, no frames),
+ * read without the line: its specificity plus every bonus a line could add (an error code only
+ * when it is on the line: `codeInLine`). confidenceScore(record, m, line) never exceeds it, so a
+ * match whose ceiling is below a threshold needs neither the line's facts nor its score. */
+export function plainScoreCeiling(record: ScoredRecord, codeInLine: boolean): number {
+  let bits = patternBits(record.messagePattern) + STRONG_MARKER_BITS + COVERAGE_MAX_BITS;
+  if (codeInLine && record.errorCode) bits += CODE_BITS;
+  if (record.errorClass && !record.tags?.includes('class-only')) bits += CLASS_BITS;
+  return Math.max(CONTEXT_SCORE, scoreOfBits(bits));
+}
+
+/** The matches of one line (a LineHits: the scan's live hits). */
+export interface HitList {
+  readonly count: number;
+  entry(i: number): number;
+  start(i: number): number;
+  end(i: number): number;
+}
+
+/** What a record's ceiling allows at a threshold (PlainScorer, per record once). */
+const UNKNOWN = 0;
+const NEVER = 1;
+const WITH_CODE = 2;
+const MAY = 3;
+
+/**
+ * Scores the hits of plain lines (lines outside any error block) against one threshold: each
+ * hit's score into `scores`, and how many reach `minConfidence`. A hit whose ceiling is below the
+ * threshold gets 0 there and costs one array read (most hits of generic records): what the ceiling
+ * allows is worked out once per record, and the line's facts are computed only when some hit can
+ * reach the threshold.
+ */
+export class PlainScorer {
+  private readonly allows: Uint8Array;
+  constructor(
+    private readonly recordOf: (entry: number) => ScoredRecord,
+    records: number,
+    private readonly minConfidence: number,
+  ) {
+    this.allows = new Uint8Array(records);
+  }
+
+  private allowed(entry: number): number {
+    let a = this.allows[entry]!;
+    if (a === UNKNOWN) {
+      const record = this.recordOf(entry);
+      a = plainScoreCeiling(record, true) < this.minConfidence ? NEVER : plainScoreCeiling(record, false) < this.minConfidence ? WITH_CODE : MAY;
+      this.allows[entry] = a;
+    }
+    return a;
+  }
+
+  /** `scores` must hold hits.count numbers. */
+  score(hits: HitList, line: string, scores: Float64Array): number {
+    let facts: LineFacts | undefined;
+    let confident = 0;
+    for (let k = 0; k < hits.count; k++) {
+      const entry = hits.entry(k);
+      const a = this.allowed(entry);
+      scores[k] = 0;
+      if (a === NEVER) continue;
+      const record = this.recordOf(entry);
+      const codeInLine = record.errorCode ? hasToken(line, record.errorCode) : false;
+      if (a === WITH_CODE && !codeInLine) continue;
+      facts ??= lineFacts(line);
+      const score = confidenceScore(record, { start: hits.start(k), end: hits.end(k), codeInLine }, line, {}, facts);
+      scores[k] = score;
+      if (score >= this.minConfidence) confident++;
+    }
+    return confident;
+  }
 }
 
 /** Confidence that `record` explains `line`, where `match` is its match on that line. */
