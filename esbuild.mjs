@@ -41,6 +41,7 @@ const web = {
     'node:url': shim('url'),
     'node:buffer': shim('buffer'),
     'node:os': shim('os'),
+    'node:v8': shim('v8'),
   },
   inject: [shim('globals')],
   logOverride: { 'import-is-undefined': 'error' },

@@ -223,6 +223,12 @@ export interface StatusResult {
   workspaceTrusted: boolean;
   /** Milliseconds spent loading records and building the index at the last (re)load. */
   timings: { loadMs: number; indexMs: number };
+  /** The compiled index cache at the last (re)load (core/indexCache): 'hit' (records and index
+   * restored from it), 'miss' (loaded and built; `indexCacheReason` says why, e.g. 'absent' or
+   * 'checksum', and a cache file is written for the next start), 'off' (not cached: a record set
+   * under the size threshold, records sent by the web client, a source that could not be listed). */
+  indexCache?: 'hit' | 'miss' | 'off';
+  indexCacheReason?: string;
 }
 /** Records loaded per source, number of record-file problems, timings. */
 export namespace StatusRequest {

@@ -77,6 +77,9 @@ export interface StartOptions {
   settings?: Record<string, unknown> | ((scopeUri: string | undefined) => Record<string, unknown>);
   /** Run the web build (dist/web/server.js) in a worker-like vm context instead of a process. */
   web?: boolean;
+  /** Environment of the server process, over this one's. ERROR_EXPLAINER_INDEX_CACHE defaults to a
+   * private folder (removed by stop): no test writes index cache files into the user's cache. */
+  env?: Record<string, string>;
 }
 
 export class TestClient {
@@ -92,6 +95,8 @@ export class TestClient {
   readonly storage = tempDir('storage');
   initializeResult!: InitializeResult;
   private versions = new Map<string, number>();
+  /** The private index cache folder made for this client (not one given in opts.env). */
+  private ownIndexCache: string | undefined;
 
   private constructor(
     private readonly process_: ChildProcess | undefined,
@@ -114,11 +119,14 @@ export class TestClient {
       client = new TestClient(undefined, createMessageConnection(worker.reader, worker.writer), opts.workspace, worker);
     } else {
       const server = opts.serverPath ?? SERVER;
+      const ownIndexCache = opts.env?.['ERROR_EXPLAINER_INDEX_CACHE'] === undefined ? tempDir('index') : undefined;
       const proc = spawn(process.execPath, [...(opts.nodeArgs ?? []), server, '--stdio'], {
         cwd: path.dirname(path.dirname(server)),
         stdio: ['pipe', 'pipe', 'pipe'],
+        env: { ...process.env, ...(ownIndexCache ? { ERROR_EXPLAINER_INDEX_CACHE: ownIndexCache } : {}), ...opts.env },
       });
       client = new TestClient(proc, createMessageConnection(new StreamMessageReader(proc.stdout!), new StreamMessageWriter(proc.stdin!)), opts.workspace);
+      client.ownIndexCache = ownIndexCache;
       proc.stderr!.on('data', (d) => (client.stderr += String(d)));
     }
     const conn = client.conn;
@@ -220,5 +228,6 @@ export class TestClient {
       clearTimeout(t);
     }
     fs.rmSync(this.storage, { recursive: true, force: true });
+    if (this.ownIndexCache) fs.rmSync(this.ownIndexCache, { recursive: true, force: true });
   }
 }

@@ -8,7 +8,7 @@ import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, t
 import { gzipSync } from 'node:zlib';
 import * as path from 'node:path';
 import { loadCatalog } from '../../server/src/cli/records';
-import { readCache } from '../../server/src/cli/indexCache';
+import { readCache } from '../../server/src/core/indexCache';
 import type { Catalog } from '../../server/src/core/catalog';
 import { CLI, REPO, tempDir } from '../shared/paths';
 

@@ -9,6 +9,7 @@ import { isUtf8 } from '../../server/src/web/shims/buffer';
 import { createHash } from '../../server/src/web/shims/crypto';
 import * as fs from '../../server/src/web/shims/fs';
 import * as os from '../../server/src/web/shims/os';
+import * as v8 from '../../server/src/web/shims/v8';
 import { clearImmediate, process as webProcess, setImmediate } from '../../server/src/web/shims/globals';
 import { StringDecoder } from '../../server/src/web/shims/stringDecoder';
 import { fileURLToPath, pathToFileURL } from '../../server/src/web/shims/url';
@@ -55,12 +56,13 @@ describe('web build: Node-module shims', () => {
     assert.throws(() => new StringDecoder('latin1'), /only UTF-8/);
   });
 
-  it('fs, os and zlib: fail as a missing file would, and say why', async () => {
+  it('fs, os, zlib and v8: fail as a missing file would, and say why', async () => {
     assert.equal(fs.existsSync(), false);
     assert.throws(() => fs.readFileSync('/etc/hosts'), (e: NodeJS.ErrnoException) => e.code === 'ENOENT' && /fs\.readFileSync is not available in the web worker/.test(e.message));
     await assert.rejects(fs.promises.readFile!('/x'), (e: NodeJS.ErrnoException) => e.code === 'ENOENT' && /fs\.promises\.readFile/.test(e.message));
     assert.throws(() => zlib.gunzipSync(), /zlib\.gunzipSync is not available/);
     assert.throws(() => os.tmpdir(), (e: NodeJS.ErrnoException) => e.code === 'ENOENT' && /os\.tmpdir is not available/.test(e.message));
+    assert.throws(() => v8.serialize({}), (e: NodeJS.ErrnoException) => e.code === 'ENOENT' && /v8\.serialize is not available/.test(e.message));
   });
 
   it('globals: setImmediate runs in order, after the current task; clearImmediate cancels; process has what shared code reads', async () => {

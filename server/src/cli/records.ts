@@ -2,13 +2,12 @@
 // (later sources win on duplicate ids) into one Catalog.
 import { existsSync, statSync } from 'node:fs';
 import * as path from 'node:path';
-import { Catalog, engineEntry } from '../core/catalog';
-import { MatchEngine } from '../core/engine';
+import { Catalog } from '../core/catalog';
 import { loadRecordsFromPath, mergeRecordSets } from '../core/load';
 import type { FileDigest, LoadResult } from '../core/load';
 import type { ErrorRecord, RecordOrigin, RecordProblem } from '../core/record';
 import { IoError } from './command';
-import { type CacheMiss, type CacheSource, cacheKey, keyFromDigests, readCache, writeCache } from './indexCache';
+import { type CacheMiss, type CacheOptions, type CacheSource, loadThroughCache } from '../core/indexCache';
 
 /**
  * The bundled records folder: `records/` next to the bundle (dist/cli.js -> ../records), or at the
@@ -47,16 +46,9 @@ export interface LoadedCatalog {
   saveCache?: () => string | undefined;
 }
 
-export interface CacheOptions {
-  dir: string;
-  /** Sources smaller than this (bytes of record files) are not cached. */
-  minBytes: number;
-  /** The caller reads records' prose (documentation, solutions…): verify the records file up front. */
-  full?: boolean;
-}
-
 /** Loads bundled (unless noBundled) + user record paths; problems are returned, never thrown.
- * `datasetRecords` (scan --dataset) rank between bundled and user records on duplicate ids. */
+ * `datasetRecords` (scan --dataset) rank between bundled and user records on duplicate ids.
+ * `cache`: through the index cache (core/indexCache), unless a dataset is in the set. */
 export async function loadCatalog(recordPaths: string[], noBundled: boolean, datasetRecords?: ErrorRecord[], opts: { datasetPath?: string; cache?: CacheOptions } = {}): Promise<LoadedCatalog> {
   if (opts.cache && !datasetRecords) {
     const keySources: CacheSource[] = [];
@@ -68,45 +60,13 @@ export async function loadCatalog(recordPaths: string[], noBundled: boolean, dat
       checkReadable(p, 'records');
       keySources.push({ origin: 'user', path: p });
     }
-    const dir = opts.cache.dir;
-    const k = await cacheKey(keySources, noBundled, dir, { deferUnknown: true });
-    if (k && k.bytes >= opts.cache.minBytes) {
-      if ('deferred' in k) {
-        // a file never hashed: no cache can hold it; the key comes from the bytes the load reads
-        const digests = new Map<string, FileDigest>();
-        const loaded = await loadCatalogUncached(recordPaths, noBundled, undefined, { ...opts, digests });
-        if (loaded.sets.length !== keySources.length) return { ...loaded.catalog, cache: 'off' };
-        const got = keyFromDigests(
-          loaded.sets.map((s, i) => ({ origin: keySources[i]!.origin, path: keySources[i]!.path, files: s.result.files })),
-          noBundled,
-          digests,
-          dir,
-        );
-        if (!got) return { ...loaded.catalog, cache: 'off' };
-        return withSave(loaded.catalog, 'absent', () => {
-          got.rememberHashes();
-          return got.key;
-        }, dir);
-      }
-      k.rememberHashes();
-      const got = readCache(dir, k.key, { full: opts.cache.full === true });
-      if ('load' in got) return { ...got.load, cache: 'hit' };
-      const loaded = await loadCatalogUncached(recordPaths, noBundled, datasetRecords, opts);
-      return withSave(loaded.catalog, got.miss, () => k.key, dir);
-    }
-    const loaded = await loadCatalogUncached(recordPaths, noBundled, datasetRecords, opts);
-    return { ...loaded.catalog, cache: 'off' };
+    const got = await loadThroughCache(keySources, noBundled, opts.cache, async (digests) => {
+      const loaded = await loadCatalogUncached(recordPaths, noBundled, undefined, { ...opts, ...(digests ? { digests } : {}) });
+      return { load: loaded.catalog, files: loaded.sets.length === keySources.length ? loaded.sets.map((s) => s.result.files) : undefined };
+    });
+    return { ...got.load, cache: got.cache, ...(got.save ? { saveCache: got.save } : {}) };
   }
   return (await loadCatalogUncached(recordPaths, noBundled, datasetRecords, opts)).catalog;
-}
-
-/** A loaded catalog that writes the cache file of `key()` when asked (after the scan): the engine
- * is built over entries made once, which the scan uses and the cache file stores. */
-function withSave(loaded: LoadedCatalog, miss: CacheMiss, key: () => string, dir: string): LoadedCatalog {
-  const entries = loaded.catalog.records.map(engineEntry);
-  const catalog = new Catalog(loaded.catalog.records as ErrorRecord[], MatchEngine.build(entries));
-  const built = { ...loaded, catalog };
-  return { ...built, cache: miss, saveCache: () => writeCache(dir, key(), built, entries) };
 }
 
 async function loadCatalogUncached(

@@ -51,6 +51,7 @@ import { agentExplain, LogScans, logLines, scanCatalogOf } from './features/logS
 import { snippetRequest } from './features/snippets';
 import { errorText, interactive, Logger, runSafe, runSafeNotification } from './runSafe';
 import { createDatasetService } from './state/datasetCatalogs';
+import { cacheMinBytes, indexCacheDir } from '../core/indexCache';
 import { DocumentStore, TrackedDocument } from './state/documents';
 import { FileRefResolver } from './state/fileRefResolver';
 import { isLogLike } from './state/logKind';
@@ -247,6 +248,9 @@ function bindLifecycle(w: Wiring, options: ServerOptions): void {
       bundledPath: options.bundledRecordsPath ?? (typeof init.bundledRecordsPath === 'string' ? init.bundledRecordsPath : undefined),
       recordFiles: Array.isArray(init.recordFiles) ? init.recordFiles : undefined,
       dataset,
+      // the CLI's cache folder and threshold, from the environment only (no setting or
+      // initialization option of a workspace can move it)
+      indexCache: options.web ? undefined : { dir: indexCacheDir(process.env), minBytes: cacheMinBytes(process.env) },
     });
     client.caps = clientCaps(c);
     workspace.settings = new SettingsStore(

@@ -17,13 +17,7 @@ import { BlockContext } from '../blockContext';
 import { FORMATS, type Format, type MatchEvent, createReporter, problemPath } from '../reporters';
 import { COLOR_MODES, type ColorMode, terminalWidth, useColor } from '../terminal';
 import { VERSION } from '../version';
-import { DEFAULT_MIN_BYTES, indexCacheDir } from '../indexCache';
-
-/** Record sets smaller than this are not cached ($ERROR_EXPLAINER_INDEX_CACHE_MIN_BYTES, for tests). */
-function cacheMinBytes(env: Record<string, string | undefined>): number {
-  const v = Number(env['ERROR_EXPLAINER_INDEX_CACHE_MIN_BYTES']);
-  return env['ERROR_EXPLAINER_INDEX_CACHE_MIN_BYTES'] !== undefined && Number.isFinite(v) && v >= 0 ? v : DEFAULT_MIN_BYTES;
-}
+import { cacheMinBytes, indexCacheDir } from '../../core/indexCache';
 
 const USAGE = `error-explainer scan [--records PATH]... [--no-bundled] [--dataset [--cache DIR]] [--format text|markdown|json|count|sarif] [--color auto|always|never] [--min-confidence X] [--fail-on SEVERITY] [--no-explain] [--no-cache] FILE...
 

@@ -4,11 +4,16 @@
 // earlier ones on duplicate ids (bundled < user < workspace). A failed load never throws: it
 // yields problems, and the caller keeps serving the catalog it has. A source reads only inside
 // its bounds, symlinks resolved: a configured path inside itself, .error-records/ inside its
-// workspace folder (a link out is reported and not followed).
+// workspace folder (a link out is reported and not followed). With an index cache (core/indexCache:
+// the CLI's, the same key and files), a set of sources that was loaded before is restored from it
+// instead of being parsed, validated and indexed; a miss loads as without it and hands back the
+// save (RecordsState runs it after the records are served).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Catalog, CompositeCatalog, type ExtraCatalog, type RecordCatalog } from '../../core/catalog';
-import { loadRecordsFromPath, LoadResult, mergeRecordSets } from '../../core/load';
+import { MatchEngine } from '../../core/engine';
+import { type CacheSource, loadThroughCache } from '../../core/indexCache';
+import { type FileDigest, loadRecordsFromPath, LoadResult, mergeRecordSets } from '../../core/load';
 import type { ErrorRecord, RecordOrigin, RecordProblem } from '../../core/record';
 import type { SourceStatus, StatusResult } from '../../protocol';
 import { RecordIndex } from '../../core/recordIndex';
@@ -42,6 +47,15 @@ export interface LoadedRecords {
   problems: RecordProblem[];
   status: StatusResult;
   specs: SourceSpec[];
+  /** After a cache miss: writes the cache file, in time slices (an error message; never throws). */
+  saveCache?: () => Promise<string | undefined>;
+}
+
+/** Where the index cache is and what it caches (server.ts: from the environment, never from
+ * workspace settings). */
+export interface IndexCacheConfig {
+  dir: string;
+  minBytes: number;
 }
 
 export function defaultBundledPath(): string {
@@ -93,10 +107,25 @@ export async function loadSources(
   log: Logger,
   extra: ExtraSource[] = [],
   dataset?: DatasetSource,
+  cache?: IndexCacheConfig,
 ): Promise<LoadedRecords> {
   const t0 = performance.now();
+  if (cache && extra.length === 0) return await loadCached(specs, trusted, log, cache, t0, dataset);
+  const { sets, sources } = await readSources(specs, log, extra);
+  return await assembleLoaded(sets, sources, specs, trusted, t0, dataset);
+}
+
+/** Every source's records, in source order (extra ones after bundled); `digests`: see LoadOptions.
+ * `failed`: a source's load threw (logged), so what was read is not the whole of it. */
+async function readSources(
+  specs: readonly SourceSpec[],
+  log: Logger,
+  extra: ExtraSource[],
+  digests?: Map<string, FileDigest>,
+): Promise<{ sets: { origin: RecordOrigin; result: LoadResult }[]; sources: SourceStatus[]; failed: boolean }> {
   const sets: { origin: RecordOrigin; result: LoadResult }[] = [];
   const sources: SourceStatus[] = [];
+  let failed = false;
   const addExtra = async () => {
     for (const x of extra) {
       let records: ErrorRecord[] = [];
@@ -119,16 +148,52 @@ export async function loadSources(
     if (spec.optional && !fs.existsSync(spec.path)) continue;
     let result: LoadResult;
     try {
-      result = await loadRecordsFromPath(spec.path, { strict: spec.origin === 'bundled', ...(spec.within ? { within: spec.within } : {}) });
+      result = await loadRecordsFromPath(spec.path, { strict: spec.origin === 'bundled', ...(spec.within ? { within: spec.within } : {}), ...(digests ? { digests } : {}) });
     } catch (e) {
       log.error(`loading records from ${spec.path} failed: ${errorText(e)}`);
       result = { records: [], problems: [], files: [] };
+      failed = true;
     }
     sets.push({ origin: spec.origin, result });
     sources.push({ origin: spec.origin, path: spec.path, records: result.records.length });
   }
   if (!extraDone) await addExtra();
-  return await assembleLoaded(sets, sources, specs, trusted, t0, dataset);
+  return { sets, sources, failed };
+}
+
+/** loadSources through the index cache: a hit restores the catalog (records and built engine);
+ * a miss loads, builds the engine in slices, and returns the save. The records' prose is verified
+ * and held at restore time (`full`): hovers never meet a cache file evicted or damaged later. */
+async function loadCached(specs: SourceSpec[], trusted: boolean, log: Logger, cache: IndexCacheConfig, t0: number, dataset?: DatasetSource): Promise<LoadedRecords> {
+  // the sources a load reads (an absent optional one is skipped by the load as well)
+  const present = specs.filter((s) => !(s.optional && !fs.existsSync(s.path)));
+  const keySources: CacheSource[] = present.map((s) => ({ origin: s.origin, path: s.path, ...(s.within ? { within: s.within } : {}) }));
+  let t1: number | undefined;
+  const got = await loadThroughCache(
+    keySources,
+    !present.some((s) => s.origin === 'bundled'),
+    { ...cache, full: true },
+    async (digests) => {
+      const { sets, sources, failed } = await readSources(present, log, [], digests);
+      const merged = mergeRecordSets(sets);
+      const problems = dedupeProblems([...sets.flatMap((s) => s.result.problems), ...merged.problems]);
+      t1 = performance.now();
+      return { load: { catalog: new Catalog(merged.records), problems, sources }, files: failed || sets.length !== present.length ? undefined : sets.map((s) => s.result.files) };
+    },
+    // in slices: requests are answered meanwhile
+    { build: async (entries) => (await MatchEngine.buildAsync(entries, { sliceMs: 10 })) ?? MatchEngine.build(entries) },
+  );
+  const user = got.load.catalog;
+  await user.prepare(); // built or restored already, except when the set is not cached
+  const tLoaded = t1 ?? performance.now();
+  const loaded = finishLoaded(user, got.load.problems, got.load.sources.map((s) => ({ ...s })), specs, trusted, t0, tLoaded, dataset);
+  loaded.status.indexCache = got.cache === 'hit' ? 'hit' : got.cache === 'off' ? 'off' : 'miss';
+  if (got.cache !== 'hit' && got.cache !== 'off') loaded.status.indexCacheReason = got.cache;
+  if (got.saveAsync) {
+    const save = got.saveAsync;
+    loaded.saveCache = () => save(10);
+  }
+  return loaded;
 }
 
 /**
@@ -148,7 +213,22 @@ export async function assembleLoaded(
   const user = new Catalog(merged.records);
   // build the match index now (in slices: requests are answered meanwhile), not on the first hover
   await user.prepare();
-  const index = new RecordIndex(merged.records);
+  const problems = dedupeProblems([...sets.flatMap((s) => s.result.problems), ...merged.problems]);
+  return finishLoaded(user, problems, sources, specs, trusted, t0, t1, dataset);
+}
+
+/** The user's catalog (engine built) -> what the server serves; `t1`: when the records were read. */
+function finishLoaded(
+  user: Catalog,
+  problems: RecordProblem[],
+  sources: SourceStatus[],
+  specs: SourceSpec[],
+  trusted: boolean,
+  t0: number,
+  t1: number,
+  dataset?: DatasetSource,
+): LoadedRecords {
+  const index = new RecordIndex(user.records);
   const t2 = performance.now();
   // the user's records win on ids both have; the dataset's rows match once its shards are built
   const catalog: RecordCatalog = dataset ? new CompositeCatalog(user, dataset.catalog) : user;
@@ -164,14 +244,13 @@ export async function assembleLoaded(
       },
     });
   }
-  const problems = dedupeProblems([...sets.flatMap((s) => s.result.problems), ...merged.problems]);
   return {
     catalog,
     index,
     problems,
     specs,
     status: {
-      records: merged.records.length + (dataset?.records ?? 0),
+      records: user.records.length + (dataset?.records ?? 0),
       sources,
       problems: problems.length,
       workspaceTrusted: trusted,

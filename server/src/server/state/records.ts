@@ -18,7 +18,7 @@ import { errorText, type Logger } from '../runSafe';
 import { pathToUri } from '../uri';
 import type { DocumentStore } from './documents';
 import { loadRecordFiles } from './recordFiles';
-import { affectsSources, type LoadedRecords, loadSources, type SourceSpec, sourceSpecs, WORKSPACE_RECORDS_DIR } from './recordSources';
+import { affectsSources, type IndexCacheConfig, type LoadedRecords, loadSources, type SourceSpec, sourceSpecs, WORKSPACE_RECORDS_DIR } from './recordSources';
 import type { Workspace } from './workspace';
 
 /** What the records need of the server around them. */
@@ -47,6 +47,8 @@ export interface RecordsOptions {
   /** Records the client read and sent (web build); when set, paths are not read. */
   recordFiles?: RecordFileDto[] | undefined;
   dataset?: DatasetService | undefined;
+  /** The compiled index cache (undefined: none, the web build). */
+  indexCache?: IndexCacheConfig | undefined;
 }
 
 export class RecordsState {
@@ -61,6 +63,8 @@ export class RecordsState {
   private watcherRegistration: Disposable | undefined;
   private watchedKey = '';
   private readonly timers: NodeJS.Timeout[] = [];
+  /** Index cache writes, one after the other (never two of the same file at once). */
+  private cacheWrites: Promise<void> = Promise.resolve();
   private readonly datasetCatalogs: DatasetCatalogs;
   private markReady: () => void = () => undefined;
   /** Resolved when the first load has finished (or failed): every handler waits for it. */
@@ -168,13 +172,17 @@ export class RecordsState {
     const key = JSON.stringify({ specs, trusted, dataset: global.dataset, recordFilesVersion: this.recordFilesVersion });
     if (force || key !== this.loadedKey) {
       const { recordFiles, dataset } = this.options;
-      const loaded = recordFiles ? await loadRecordFiles(recordFiles, trusted) : await loadSources(specs, trusted, host.log, [], this.datasetCatalogs.update(dataset, global));
+      const loaded = recordFiles
+        ? await loadRecordFiles(recordFiles, trusted)
+        : await loadSources(specs, trusted, host.log, [], this.datasetCatalogs.update(dataset, global), this.options.indexCache);
       this.current = loaded;
       this.loadedKey = key;
       host.log.info(
         `Error Explainer: ${loaded.status.records} records from ${loaded.status.sources.length} sources, ` +
-          `${loaded.status.problems} problems (load ${loaded.status.timings.loadMs} ms, index ${loaded.status.timings.indexMs} ms)`,
+          `${loaded.status.problems} problems (load ${loaded.status.timings.loadMs} ms, index ${loaded.status.timings.indexMs} ms` +
+          `${loaded.status.indexCache ? `, index cache ${loaded.status.indexCache}${loaded.status.indexCacheReason ? ` (${loaded.status.indexCacheReason})` : ''}` : ''})`,
       );
+      if (loaded.saveCache) this.saveCache(loaded.saveCache);
       host.problems(loaded.problems);
       await this.registerWatchers();
       host.replaced();
@@ -184,6 +192,22 @@ export class RecordsState {
     for (const d of host.documents.all()) d.logLike = undefined;
     host.changed(this.current.status);
     return this.current.status;
+  }
+
+  /** Writes the index cache file of a load (after it is served, in slices, behind earlier writes);
+   * a failure (read-only folder, disk full) is logged, the records stay as they are. */
+  private saveCache(save: () => Promise<string | undefined>): void {
+    const log = this.host.log;
+    this.cacheWrites = this.cacheWrites.then(async () => {
+      const t0 = performance.now();
+      try {
+        const error = await save();
+        if (error) log.warn(`Error Explainer: index cache not written: ${error}`);
+        else log.info(`Error Explainer: index cache written (${Math.round(performance.now() - t0)} ms)`);
+      } catch (e) {
+        log.warn(`Error Explainer: index cache not written: ${errorText(e)}`);
+      }
+    });
   }
 
   private async registerWatchers(): Promise<void> {

@@ -1,11 +1,14 @@
-// The compiled index cache of `scan` (issue 11, item 5): the records a scan loaded (validated and
-// merged) and its built match engine (patterns, byte index, WebAssembly chain table), stored once
-// under the user's cache folder, so the next scan with the same record files starts without
-// parsing, validating, classifying or indexing anything.
+// The compiled index cache (issue 11, item 5), one for `scan` and the language server: the records
+// a load read (validated and merged) and its built match engine (patterns, byte index, WebAssembly
+// chain table), stored once under the user's cache folder, so the next scan or server start with
+// the same record files starts without parsing, validating, classifying or indexing anything.
+// (index.ts: when a load goes through the cache; this file: the key and the file format.)
 //
 // Key: sha256 of the cache format, the running program's own code (the bundle's bytes: a new build
-// never reads an old build's index), whether bundled records are included, and every record
-// source: its origin, path, and each of its files' path, size and sha256 of its content. A changed,
+// never reads an old build's index; dist/cli.js and dist/server.js have entries of their own),
+// whether bundled records are included, and every record source: its origin, path, the folders it
+// may read from (a server source's bounds), and each of its files' path, size and sha256 of its
+// content. A changed,
 // added or removed record file is a different key; the old file is evicted later (the newest
 // MAX_ENTRIES stay).
 //
@@ -24,17 +27,19 @@
 //
 // Writing streams: each record's rows are encoded into one reused buffer that is hashed and written
 // as it fills, so a cold scan neither holds a second copy of the records as bytes nor concatenates
-// them.
+// them. The one writer is a generator that pauses between groups of records: `writeCache` runs it
+// to the end (the CLI, after its scan), `writeCacheAsync` in time slices with event-loop turns
+// between them (the language server answers requests meanwhile).
 import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import * as path from 'node:path';
 import * as v8 from 'node:v8';
-import { Catalog, engineEntry } from '../core/catalog';
-import { type EngineEntry, type EngineSnapshot, MatchEngine } from '../core/engine';
-import type { FileDigest } from '../core/load';
-import type { ErrorRecord, RecordOrigin, RecordProblem } from '../core/record';
-import { listRecordFiles } from '../core/load/walk';
-import { cacheHome } from '../core/dataset';
+import { Catalog, engineEntry } from '../catalog';
+import { type EngineEntry, type EngineSnapshot, MatchEngine } from '../engine';
+import type { FileDigest } from '../load';
+import type { ErrorRecord, RecordOrigin, RecordProblem } from '../record';
+import { listRecordFiles } from '../load/walk';
+import { cacheHome } from '../dataset';
 
 const MAGIC = Buffer.from('EEIDX\x01\n', 'latin1');
 /** Bump when the file layout or what a section holds changes. */
@@ -58,6 +63,9 @@ export function indexCacheDir(env: Record<string, string | undefined>): string {
 export interface CacheSource {
   origin: RecordOrigin;
   path: string;
+  /** Folders the source may read from, symlinks resolved (loader LoadOptions.within); a link out
+   * of them means no cache (the loader reports it). */
+  within?: readonly string[];
 }
 
 /** What a cached load gives back (as cli/records.ts loadCatalog returns it). */
@@ -75,13 +83,14 @@ interface KeyFile {
 }
 
 /** The key: the one definition (a first load's digests and a later run's hashes give the same). */
-function keyOf(noBundled: boolean, sources: readonly { origin: RecordOrigin; path: string; files: readonly KeyFile[] }[]): string {
+function keyOf(noBundled: boolean, sources: readonly { origin: RecordOrigin; path: string; within?: readonly string[] | undefined; files: readonly KeyFile[] }[]): string {
   const h = createHash('sha256');
   h.update(`format ${FORMAT}\0`);
   h.update(codeHash());
   h.update(`\0bundled ${noBundled ? 0 : 1}\0`);
   for (const s of sources) {
     h.update(`source\0${s.origin}\0${path.resolve(s.path)}\0`);
+    if (s.within) for (const w of s.within) h.update(`within\0${path.resolve(w)}\0`);
     for (const f of s.files) h.update(`file\0${f.file}\0${f.size}\0${f.sha256}\0`);
   }
   return h.digest('hex');
@@ -99,9 +108,9 @@ export async function cacheKey(sources: readonly CacheSource[], noBundled: boole
   const known = knownHashes(dir);
   let bytes = 0;
   let deferred = false;
-  const listed: { origin: RecordOrigin; path: string; files: KeyFile[] }[] = [];
+  const listed: { origin: RecordOrigin; path: string; within?: readonly string[] | undefined; files: KeyFile[] }[] = [];
   for (const s of sources) {
-    const walked = await listRecordFiles(s.path);
+    const walked = await listRecordFiles(s.path, s.within ? { within: s.within } : {});
     if (walked.problems.length) return undefined; // links refused etc.: the loader reports them; no cache
     const files: KeyFile[] = [];
     for (const f of walked.files) {
@@ -119,7 +128,7 @@ export async function cacheKey(sources: readonly CacheSource[], noBundled: boole
       bytes += got.size;
       files.push({ file: f, ...got });
     }
-    listed.push({ origin: s.origin, path: s.path, files });
+    listed.push({ origin: s.origin, path: s.path, within: s.within, files });
   }
   if (deferred) return { deferred: true, bytes };
   // (saved only by a caller that caches this set: small sets leave no file behind)
@@ -130,12 +139,12 @@ export async function cacheKey(sources: readonly CacheSource[], noBundled: boole
  * (loader LoadOptions.digests), and the remembered hashes updated; undefined when a file has none
  * (not a regular file, not read). */
 export function keyFromDigests(
-  sources: readonly { origin: RecordOrigin; path: string; files: readonly string[] }[],
+  sources: readonly { origin: RecordOrigin; path: string; within?: readonly string[] | undefined; files: readonly string[] }[],
   noBundled: boolean,
   digests: ReadonlyMap<string, FileDigest>,
   dir: string,
 ): { key: string; rememberHashes: () => void } | undefined {
-  const listed: { origin: RecordOrigin; path: string; files: KeyFile[] }[] = [];
+  const listed: { origin: RecordOrigin; path: string; within?: readonly string[] | undefined; files: KeyFile[] }[] = [];
   const known = knownHashes(dir);
   for (const s of sources) {
     const files: KeyFile[] = [];
@@ -152,7 +161,7 @@ export function keyFromDigests(
         }
       }
     }
-    listed.push({ origin: s.origin, path: s.path, files });
+    listed.push({ origin: s.origin, path: s.path, within: s.within, files });
   }
   return { key: keyOf(noBundled, listed), rememberHashes: () => known.changed && saveKnownHashes(dir, known) };
 }
@@ -521,6 +530,31 @@ class ByteWriter {
  * engine's entries of the records, when the caller has them (else made again). Errors are
  * returned, never thrown. */
 export function writeCache(dir: string, key: string, load: CachedLoad, entries?: readonly EngineEntry[]): string | undefined {
+  const steps = writeSteps(dir, key, load, entries);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** writeCache in time slices of about `sliceMs`, with an event-loop turn between them. */
+export async function writeCacheAsync(dir: string, key: string, load: CachedLoad, entries?: readonly EngineEntry[], sliceMs = 10): Promise<string | undefined> {
+  const steps = writeSteps(dir, key, load, entries);
+  let start = performance.now();
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+    if (performance.now() - start >= sliceMs) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      start = performance.now();
+    }
+  }
+}
+
+/** Records encoded between two pauses of the writer. */
+const WRITE_STEP = 256;
+
+function* writeSteps(dir: string, key: string, load: CachedLoad, entries?: readonly EngineEntry[]): Generator<void, string | undefined> {
   let tmp: string | undefined;
   try {
     const records = load.catalog.records;
@@ -560,6 +594,7 @@ export function writeCache(dir: string, key: string, load: CachedLoad, entries?:
         patterns[i] = e.pattern;
         codes[i] = e.errorCode;
         captures[i] = e.captureNames;
+        if (i % WRITE_STEP === WRITE_STEP - 1) yield;
       }
       heavyOut.flush();
       liteOut.flush();
@@ -571,6 +606,7 @@ export function writeCache(dir: string, key: string, load: CachedLoad, entries?:
     const recordsInfo = { length: offsets[n]!, sha256: recordsHash.digest('hex') };
     renameSync(tmp, recordsTarget);
     tmp = undefined;
+    yield;
     const meta: Meta = { problems: load.problems, sources: load.sources, count: n };
     const sections: [string, Buffer][] = [
       ['meta', Buffer.from(JSON.stringify(meta), 'utf8')],
@@ -580,6 +616,7 @@ export function writeCache(dir: string, key: string, load: CachedLoad, entries?:
       ['entries', Buffer.from(JSON.stringify([ids, patterns, codes, captures] satisfies EntryColumns), 'utf8')],
       ['engine', v8.serialize(load.catalog.engine.snapshot())],
     ];
+    yield;
     const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
     const header = Buffer.from(
       JSON.stringify({

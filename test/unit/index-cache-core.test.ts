@@ -1,0 +1,86 @@
+// The index cache's shared flow (core/indexCache: loadThroughCache, its saveAsync = writeCacheAsync), as the
+// language server uses it: the time-sliced writer gives the same file as the whole one and lets the
+// event loop run meanwhile; a load whose sources are bounded (within) is keyed with its bounds, and
+// a link out of them means no cache; a load that does not line up with its sources is not cached.
+import * as assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import * as path from 'node:path';
+import { Catalog } from '../../server/src/core/catalog';
+import { type CacheSource, loadThroughCache, readCache, writeCache } from '../../server/src/core/indexCache';
+import { type FileDigest, type LoadResult, loadRecordsFromPath, mergeRecordSets } from '../../server/src/core/load';
+import type { RecordOrigin } from '../../server/src/core/record';
+import { REPO, tempDir } from '../shared/paths';
+
+const TS_RECORDS = path.join(REPO, 'test/fixtures/real/typescript-records.json');
+
+describe('index cache (core flow)', function () {
+  this.timeout(120_000);
+  let tmp: string;
+  let dir: string;
+  beforeEach(() => {
+    tmp = tempDir('index-core');
+    dir = path.join(tmp, 'cache');
+  });
+  afterEach(() => rmSync(tmp, { recursive: true, force: true }));
+
+  /** The caller's own load, as recordSources does it (one set per source, files listed). */
+  const uncached = (sources: readonly CacheSource[], opts: { lineUp?: boolean } = {}) => async (digests: Map<string, FileDigest> | undefined) => {
+    const sets: { origin: RecordOrigin; result: LoadResult }[] = [];
+    for (const s of sources) sets.push({ origin: s.origin, result: await loadRecordsFromPath(s.path, { ...(s.within ? { within: s.within } : {}), ...(digests ? { digests } : {}) }) });
+    const merged = mergeRecordSets(sets);
+    return {
+      load: { catalog: new Catalog(merged.records), problems: merged.problems, sources: sources.map((s, i) => ({ origin: s.origin, path: s.path, records: sets[i]!.result.records.length })) },
+      files: opts.lineUp === false ? undefined : sets.map((s) => s.result.files),
+    };
+  };
+
+  it('writeCacheAsync: the same file as writeCache, with event-loop turns while it writes', async () => {
+    const folder = path.join(tmp, 'records');
+    mkdirSync(folder);
+    copyFileSync(TS_RECORDS, path.join(folder, 'ts.json'));
+    const sources: CacheSource[] = [{ origin: 'user', path: folder, within: [folder] }];
+    const first = await loadThroughCache(sources, true, { dir, minBytes: 0, full: true }, uncached(sources));
+    assert.equal(first.cache, 'absent');
+    let turns = 0;
+    const ticker = setInterval(() => turns++, 0);
+    const error = await first.saveAsync!(1);
+    clearInterval(ticker);
+    assert.equal(error, undefined);
+    assert.ok(turns > 0, 'the event loop ran while the cache file was written');
+    const files = () => readdirSync(dir).filter((f) => /\.ee(idx|rec)$/.test(f)).sort();
+    const asyncBytes = files().map((f) => readFileSync(path.join(dir, f)));
+    const key = files()[0]!.replace(/\.ee(idx|rec)$/, '');
+    assert.ok('load' in readCache(dir, key, { full: true }));
+    assert.equal(writeCache(dir, key, first.load), undefined);
+    assert.deepEqual(files().map((f) => readFileSync(path.join(dir, f))), asyncBytes, 'writeCache and writeCacheAsync write the same bytes');
+    const second = await loadThroughCache(sources, true, { dir, minBytes: 0, full: true }, uncached(sources));
+    assert.equal(second.cache, 'hit');
+    assert.deepEqual(JSON.parse(JSON.stringify(second.load.catalog.records)), JSON.parse(JSON.stringify(first.load.catalog.records)));
+    // the same files without the bounds: another key (a bounded load may have refused links)
+    const unbounded: CacheSource[] = [{ origin: 'user', path: folder }];
+    assert.equal((await loadThroughCache(unbounded, true, { dir, minBytes: 0, full: true }, uncached(unbounded))).cache, 'absent');
+  });
+
+  it('a link out of a source bound: no cache (the loader reports the link); a load that does not line up: no cache', async () => {
+    const folder = path.join(tmp, 'records');
+    mkdirSync(folder);
+    copyFileSync(TS_RECORDS, path.join(tmp, 'outside.json'));
+    symlinkSync(path.join(tmp, 'outside.json'), path.join(folder, 'link.json'));
+    const bounded: CacheSource[] = [{ origin: 'workspace', path: folder, within: [folder] }];
+    const got = await loadThroughCache(bounded, true, { dir, minBytes: 0, full: true }, uncached(bounded));
+    assert.equal(got.cache, 'off');
+    assert.equal(got.save, undefined);
+    assert.equal(got.load.catalog.records.length, 0);
+    copyFileSync(TS_RECORDS, path.join(folder, 'ts.json'));
+    rmSync(path.join(folder, 'link.json'));
+    const sources: CacheSource[] = [{ origin: 'user', path: folder }];
+    // first load: keyed by what it read; a load whose files do not line up is not cached
+    assert.equal((await loadThroughCache(sources, true, { dir, minBytes: 0 }, uncached(sources, { lineUp: false }))).cache, 'off');
+    const ok = await loadThroughCache(sources, true, { dir, minBytes: 0 }, uncached(sources));
+    assert.equal(ok.cache, 'absent');
+    // the file is known now (hashed): a load that does not line up is still not cached
+    const again = await loadThroughCache(sources, true, { dir, minBytes: 0 }, uncached(sources, { lineUp: false }));
+    assert.equal(again.cache, 'off');
+    assert.equal(again.save, undefined);
+  });
+});
