@@ -466,4 +466,21 @@ describe('engine: snapshot and restore (the index cache stores the snapshot)', (
     assert.deepEqual(restored.matchLine('x ab 1 cd'), built.matchLine('x ab 1 cd'), 'the per-line path too');
     assert.throws(() => MatchEngine.restore(entries.slice(1), snap), /entries differ/);
   });
+
+  it('an engine whose byte index was never built (the language server) snapshots without one; restored, it builds it on first use and scans the same', () => {
+    const v8 = require('node:v8') as typeof import('node:v8');
+    const records = generateRecords(500, 4);
+    const entries = [...toEntries(records), entry('word', 'failed')];
+    const lineOnly = MatchEngine.build(entries);
+    assert.deepEqual(lineOnly.matchLine('it failed'), MatchEngine.build(entries).matchLine('it failed'));
+    const snap = v8.deserialize(v8.serialize(lineOnly.snapshot())) as ReturnType<MatchEngine['snapshot']>;
+    assert.equal(snap.bytes, undefined, 'no byte index was built, none is stored');
+    assert.equal(snap.chains, undefined);
+    let text = '';
+    generateLog({ records, bytes: 100_000, matchFraction: 0.2, nearMissFraction: 0.2, seed: 8 }, (c) => (text += c), () => undefined);
+    text += 'it failed\n';
+    const restored = MatchEngine.restore(entries, snap);
+    assert.deepEqual(viaBytes(restored, text), viaBytes(MatchEngine.build(entries), text));
+    assert.equal(restored.byteIndex().stats.native, true);
+  });
 });

@@ -102,7 +102,8 @@ export interface EngineSnapshot {
   simple: Uint8Array;
   rejected: { entry: number; reason: string }[];
   stats: EngineStats;
-  bytes: ByteIndexSnapshot;
+  /** The byte index when it was built (see snapshot()). */
+  bytes: ByteIndexSnapshot | undefined;
   chains: { info: Int32Array; pool: Uint8Array } | undefined;
 }
 
@@ -441,10 +442,13 @@ export class MatchEngine {
     return this.bytesIndex;
   }
 
-  /** The engine's state for the file scan (patterns, byte index, chain table) as plain numbers and
-   * arrays: the index cache (cli/indexCache.ts) stores it, `restore` makes the engine from it. */
+  /** The engine's state (patterns, and the byte index and chain table when built) as plain
+   * numbers and arrays: the index cache (core/indexCache) stores it, `restore` makes the engine
+   * from it. The byte index is in it only when it was built (the CLI scans before it saves); the
+   * language server never builds it, so its snapshot is cheap to take and the restored engine
+   * builds the byte index on first use. */
   snapshot(): EngineSnapshot {
-    const index = this.byteIndex();
+    const index = this.bytesIndex;
     return {
       slotOf: this.slotOf,
       memberStart: this.memberStart,
@@ -454,8 +458,8 @@ export class MatchEngine {
       simple: this.simple,
       rejected: this.rejected,
       stats: this.stats,
-      bytes: index.snapshot(),
-      chains: this.chainTable?.snapshot(),
+      bytes: index?.snapshot(),
+      chains: index ? this.chainTable?.snapshot() : undefined,
     };
   }
 
@@ -475,12 +479,14 @@ export class MatchEngine {
     e.matcherCache = new Array<Matcher | undefined>(e.slotCount);
     e.lineSeen = new Int32Array(e.slotCount);
     e.resultAt = new Int32Array(e.slotCount);
-    const index = ByteIndex.restore(s.bytes);
-    if (s.chains) {
-      e.chainTable = ChainTable.restore(e.slotCount, s.chains);
-      index.native = wasmScanner(index, e.chainTable);
+    if (s.bytes) {
+      const index = ByteIndex.restore(s.bytes);
+      if (s.chains) {
+        e.chainTable = ChainTable.restore(e.slotCount, s.chains);
+        index.native = wasmScanner(index, e.chainTable);
+      }
+      e.bytesIndex = index;
     }
-    e.bytesIndex = index;
     return e;
   }
 
