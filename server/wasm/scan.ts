@@ -86,6 +86,9 @@ let outCount: i32 = 0;
 /** Look h (a window hash that passed tier `row`'s filter at byte `probe`) up in its table; append
  * the confirmed (key start, record) pairs. */
 function probe(row: usize, h: i32, probe: i32, block: usize, n: i32): void {
+  // the list overflowed in an earlier probe (-1 stays: the fused T4 step probes twice before it
+  // checks, and a second probe that wrote on would lose the overflow and hits with it)
+  if (outCount < 0) return;
   const table = <usize>load<i32>(row, 8);
   const buckets = <u32>load<i32>(row, 12);
   const m = load<i32>(row, 16);

@@ -200,7 +200,7 @@ describe('engine: matchBytes (byte-level block scan)', () => {
       if (shortest === 1) assert.ok(s.pairs > (shorts > 8 ? 8 : 3) && s.t4s === 0 && s.t2 === 0, JSON.stringify(s)); // (non-ASCII ones may be longer in bytes)
       if (shortest === 3) assert.ok(s.pairs >= 1 && s.pairs <= 3 && s.t4s === 0 && s.t2 === 0, JSON.stringify(s));
       let planted = 0;
-      for (let iter = 0; iter < 60; iter++) {
+      for (let iter = 0; iter < 80; iter++) {
         let text = '';
         const parts = Math.floor(r() * 200);
         for (let k = 0; k < parts; k++) text += r() < 0.4 ? literals[Math.floor(r() * (literals.length - 1))]![0]! : lit(Math.floor(r() * 30)) + (r() < 0.2 ? '\n' : '');
@@ -245,6 +245,29 @@ describe('engine: matchBytes (byte-level block scan)', () => {
     idx.native = native;
     const got = idx.scan(buf, bytes.length);
     assert.deepEqual(Array.from(got.rec.subarray(0, got.count)), want);
+  });
+
+  it('an overflow in the fused T4 step is reported, never a shorter hit list (its two probes: the second one reset the overflow; 500k realistic records lost hits so)', () => {
+    // 7-byte literals are T4 keys (stride 4), fused into the T8/T12 pass (one long literal makes it
+    // run): in "abcdefgh" repeated, every 8-byte step's first probe finds 'abcdefg' (two records) and
+    // its second 'efghabc' (two records): 4 hits per 8 bytes, twice the room (n / 4 + 1024, a
+    // multiple of 4: the room runs out in a first probe)
+    const idx = buildByteIndex([['abcdefg'], ['abcdefg'], ['efghabc'], ['efghabc'], ['zzzzqqqqwwwwrrrrtttt']]);
+    assert.ok(idx.stats.t4 === 4 && idx.stats.t12 + idx.stats.t8 === 1, JSON.stringify(idx.stats));
+    const native = wasmScanner(idx)!;
+    const n = 64 * 1024;
+    const buf = new Uint8Array(n + 32);
+    buf.set(Buffer.from('abcdefgh'.repeat(n / 8)));
+    assert.ok(idx.scanJs(buf, n).count > (n >>> 2) + 1024, 'more hits than the module has room for');
+    assert.equal(native.scan(buf, n), undefined, 'the module reports the overflow');
+    // and a block with room for its hits: the module's hits are the JS scan's
+    const m = 16 * 1024;
+    const small = new Uint8Array(m + 32);
+    small.set(Buffer.from('abcdefgh'.repeat(m / 8 / 4) + 'abcdxxxx'.repeat((3 * m) / 8 / 4)));
+    const js = idx.scanJs(small, m);
+    const got = native.scan(small, m)!;
+    assert.equal(got.count, js.count);
+    assert.deepEqual(Array.from(got.rec.subarray(0, got.count)), Array.from(js.rec.subarray(0, js.count)));
   });
 
   it('a block with more listed lines than the WebAssembly line walk holds falls back to the JS walk', () => {
