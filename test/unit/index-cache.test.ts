@@ -1,4 +1,4 @@
-// The scan's index cache (cli/indexCache.ts, issue 11 item 5): a second load of the same record
+// The scan's index cache (core/indexCache, issue 11 item 5): a second load of the same record
 // files comes from the cache and gives the same records and matches; a cache file that is stale,
 // truncated, corrupted or of another format is detected and never used; --no-cache turns it off.
 import * as assert from 'node:assert/strict';
