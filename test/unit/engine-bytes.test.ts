@@ -247,27 +247,30 @@ describe('engine: matchBytes (byte-level block scan)', () => {
     assert.deepEqual(Array.from(got.rec.subarray(0, got.count)), want);
   });
 
-  it('an overflow in the fused T4 step is reported, never a shorter hit list (its two probes: the second one reset the overflow; 500k realistic records lost hits so)', () => {
+  it('an overflow in the fused T4 step is never a shorter hit list (its two probes: the second one reset the overflow; 500k realistic records lost hits so)', () => {
     // 7-byte literals are T4 keys (stride 4), fused into the T8/T12 pass (one long literal makes it
-    // run): in "abcdefgh" repeated, every 8-byte step's first probe finds 'abcdefg' (two records) and
-    // its second 'efghabc' (two records): 4 hits per 8 bytes, twice the room (n / 4 + 1024, a
-    // multiple of 4: the room runs out in a first probe)
-    const idx = buildByteIndex([['abcdefg'], ['abcdefg'], ['efghabc'], ['efghabc'], ['zzzzqqqqwwwwrrrrtttt']]);
-    assert.ok(idx.stats.t4 === 4 && idx.stats.t12 + idx.stats.t8 === 1, JSON.stringify(idx.stats));
-    const native = wasmScanner(idx)!;
+    // run): in "abcdefgh" repeated, every 8-byte step's first probe finds 'abcdefg' (r records) and
+    // its second 'efghabc' (r records). The module's first room (n / 4 + 1024, a multiple of 4)
+    // runs out in a first probe.
+    const index = (r: number) => buildByteIndex([...Array.from({ length: r }, () => ['abcdefg']), ...Array.from({ length: r }, () => ['efghabc']), ['zzzzqqqqwwwwrrrrtttt']]);
     const n = 64 * 1024;
     const buf = new Uint8Array(n + 32);
     buf.set(Buffer.from('abcdefgh'.repeat(n / 8)));
-    assert.ok(idx.scanJs(buf, n).count > (n >>> 2) + 1024, 'more hits than the module has room for');
-    assert.equal(native.scan(buf, n), undefined, 'the module reports the overflow');
-    // and a block with room for its hits: the module's hits are the JS scan's
-    const m = 16 * 1024;
-    const small = new Uint8Array(m + 32);
-    small.set(Buffer.from('abcdefgh'.repeat(m / 8 / 4) + 'abcdxxxx'.repeat((3 * m) / 8 / 4)));
-    const js = idx.scanJs(small, m);
-    const got = native.scan(small, m)!;
-    assert.equal(got.count, js.count);
-    assert.deepEqual(Array.from(got.rec.subarray(0, got.count)), Array.from(js.rec.subarray(0, js.count)));
+    const hitsOf = (h: { pos: Int32Array; rec: Int32Array; count: number }) => Array.from({ length: h.count }, (_, i) => `${h.pos[i]}:${h.rec[i]}`);
+    // two records each: 1/2 hit per byte, over the first room: the module scans again with room for
+    // one per byte and has every hit
+    const two = index(2);
+    assert.ok(two.stats.t4 === 4 && two.stats.t12 + two.stats.t8 === 1, JSON.stringify(two.stats));
+    const js = two.scanJs(buf, n);
+    assert.ok(js.count > (n >>> 2) + 1024, 'more hits than the first room');
+    const want = hitsOf(js);
+    const got = wasmScanner(two)!.scan(buf, n);
+    assert.ok(got, 'the second room holds them');
+    assert.deepEqual(hitsOf(got), want);
+    // ten each: 2.5 hits per byte, over both: the overflow is reported (the JS scan takes the block)
+    const ten = index(10);
+    assert.ok(ten.scanJs(buf, n).count > n + 1024);
+    assert.equal(wasmScanner(ten)!.scan(buf, n), undefined, 'the module reports the overflow');
   });
 
   it('a block with more listed lines than the WebAssembly line walk holds falls back to the JS walk', () => {

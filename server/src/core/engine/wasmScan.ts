@@ -194,10 +194,17 @@ class WasmScanner implements NativeScanner {
     }
   }
 
-  /** Copy the block in and run the scan: the hit count (hits at fn.hits()), or -1 on overflow. */
+  /** Copy the block in and run the scan: the hit count (hits at fn.hits()), or undefined when the
+   * block's hits do not fit (then the JS scan takes it). Room for one hit per 4 bytes first; a
+   * block with more (hundreds of thousands of records, most lines matching several: 500k realistic
+   * records have ~0.45 key hits per byte) is scanned once more with room for one per byte. */
   private run(buf: Uint8Array, n: number): { count: number; cap: number; after: number } | undefined {
     // the work area is ~10 bytes per block byte: blocks over 4 MiB (a line that long) scan in JS
     if (n > MAX_BLOCK) return undefined;
+    return this.runWith(buf, n, (n >>> 2) + 1024) ?? this.runWith(buf, n, n + 1024);
+  }
+
+  private runWith(buf: Uint8Array, n: number, cap: number): { count: number; cap: number; after: number } | undefined {
     const block = this.area;
     const cand = align(block + n + 32);
     // T12's passes (one list entry per probe at most), the anchored passes (bounded: see
@@ -206,7 +213,6 @@ class WasmScanner implements NativeScanner {
     const anchorCap = (n >>> 3) + 1024;
     const candBytes = (4 * perProbe + 2 * anchorCap) * 8;
     const out = align(cand + candBytes);
-    const cap = (n >>> 2) + 1024; // hits (more: the JS scan takes the block)
     const after = align(out + 2 * cap * 8);
     // room for the line walk's output too (see scanLines): listed lines, then verified matches
     const need = after + linesCap(cap, n) * 32 + resultsCap(n) * 4;
