@@ -54,8 +54,6 @@ async function main(): Promise<void> {
   if (scan) sections.push(scan);
   const precision = await optionalSection('precision', 'precision.ts');
   if (precision) sections.push(precision);
-  const serverCache = await optionalSection('servercache', 'serverCache.ts');
-  if (serverCache) sections.push(serverCache);
   const wanted = process.env.BENCH_SECTIONS?.split(',').map((s) => s.trim());
   for (const s of sections) {
     if (wanted && !wanted.includes(s.name)) continue;
