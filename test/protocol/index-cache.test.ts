@@ -49,8 +49,8 @@ describe('language server over stdio: the index cache', function () {
   const logLines = (c: TestClient) => c.notificationsOf('window/logMessage').map((m) => (m as { message: string }).message);
 
   /** One server start: its status, the log's diagnostics and the hover at each diagnostic. */
-  async function session(): Promise<{ status: Status; diagnostics: Diagnostic[]; hovers: (Hover | null)[]; client: TestClient }> {
-    const client = await TestClient.start({ workspace: ws, settings: { records: { paths: [recordsFile] } }, env: { ERROR_EXPLAINER_INDEX_CACHE: cacheDir } });
+  async function session(paths: string[] = [recordsFile]): Promise<{ status: Status; diagnostics: Diagnostic[]; hovers: (Hover | null)[]; client: TestClient }> {
+    const client = await TestClient.start({ workspace: ws, settings: { records: { paths } }, env: { ERROR_EXPLAINER_INDEX_CACHE: cacheDir } });
     try {
       const status = await client.request<Status>('errorExplainer/status');
       const diagnostics: Diagnostic[] = [];
@@ -125,4 +125,24 @@ describe('language server over stdio: the index cache', function () {
       sameAnswers(again);
     });
   }
+
+  it('a records.paths entry that names no file is a problem, and the other sources stay cached; once the file is there it is another key', async () => {
+    const missing = path.join(tmp, 'records', 'later.json');
+    const paths = [recordsFile, missing];
+    const a = await session(paths);
+    assert.equal(a.status.indexCache, 'miss', 'the cache was off for every source before');
+    const b = await session(paths);
+    assert.equal(b.status.indexCache, 'hit');
+    assert.equal(b.status.problems, a.status.problems, 'the missing file is still reported');
+    assert.ok(a.status.problems > first.status.problems);
+    assert.deepEqual(b.diagnostics, a.diagnostics);
+    fs.copyFileSync(path.join(REPO, 'test/fixtures/records/single.json'), missing);
+    try {
+      const c = await session(paths);
+      assert.equal(c.status.indexCache, 'miss');
+      assert.equal(c.status.records, a.status.records + 1);
+    } finally {
+      fs.rmSync(missing, { force: true });
+    }
+  });
 });

@@ -31,7 +31,7 @@
 // to the end (the CLI, after its scan), `writeCacheAsync` in time slices with event-loop turns
 // between them (the language server answers requests meanwhile).
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import * as path from 'node:path';
 import * as v8 from 'node:v8';
 import { Catalog, engineEntry } from '../catalog';
@@ -110,6 +110,13 @@ export async function cacheKey(sources: readonly CacheSource[], noBundled: boole
   let deferred = false;
   const listed: { origin: RecordOrigin; path: string; within?: readonly string[] | undefined; files: KeyFile[] }[] = [];
   for (const s of sources) {
+    // a source that is not there (a records.paths entry that names no file) loads nothing but
+    // its problem: listed with no files, so the others stay cached and its file, once it is
+    // there, makes another key
+    if (!existsSync(s.path)) {
+      listed.push({ origin: s.origin, path: s.path, within: s.within, files: [] });
+      continue;
+    }
     const walked = await listRecordFiles(s.path, s.within ? { within: s.within } : {});
     if (walked.problems.length) return undefined; // links refused etc.: the loader reports them; no cache
     const files: KeyFile[] = [];
