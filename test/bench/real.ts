@@ -175,7 +175,6 @@ function measure(ctx: BenchContext, name: string, records: readonly GenRecord[],
   // (captures) are made only for the confident ones (what it prints)
   const scored = records.map((r) => ({ messagePattern: r.pattern, errorClass: null, errorCode: r.errorCode }));
   const scorer = new PlainScorer((entry) => scored[entry]!, scored.length, DEFAULT_MIN_CONFIDENCE);
-  let scores = new Float64Array(64);
   let cliS = Infinity;
   let allS = Infinity;
   let confident = 0;
@@ -186,8 +185,7 @@ function measure(ctx: BenchContext, name: string, records: readonly GenRecord[],
     forEachByteBlock(log.file, (buf, n) => {
       engine.scanBytes(buf, n, (_i, hits) => {
         // (the CLI's own scoring of a plain line: core/confidence PlainScorer)
-        if (scores.length < hits.count) scores = new Float64Array(hits.count * 2);
-        if (scorer.score(hits, hits.text(), scores) > 0) {
+        if (scorer.score(hits, hits.text()) > 0) {
           confident++;
           sink += hits.matches().length;
         }

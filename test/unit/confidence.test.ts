@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { derivePattern } from '../../server/src/core/pattern';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { DEFAULT_MIN_CONFIDENCE, confidenceScore, errorMarker, labelOf, looksLikeCode, matchConfidence, messageStart, patternBits, plainScoreCeiling, PlainScorer, wordBits } from '../../server/src/core/confidence';
+import { DEFAULT_MIN_CONFIDENCE, confidenceScore, errorMarker, labelOf, lineFacts, looksLikeCode, matchConfidence, messageStart, patternBits, plainScoreCeiling, PlainScorer, wordBits } from '../../server/src/core/confidence';
 import { engineEntry } from '../../server/src/core/catalog';
 import { MatchEngine, hasToken } from '../../server/src/core/engine';
 import { extractFromDir } from '../../server/src/core/extract';
@@ -169,7 +169,6 @@ describe('confidence: the ceiling of a plain line (what lets scan skip most hits
   it('no score on a plain line exceeds its ceiling, and PlainScorer counts what scoring every hit counts', () => {
     let matched = 0;
     let skipped = 0;
-    const scores = new Float64Array(4096);
     const scorers = new Map([0, 0.05, 0.3, DEFAULT_MIN_CONFIDENCE, 0.8].map((min) => [min, new PlainScorer((e) => records[e]!, records.length, min)]));
     for (const line of lines) {
       const ms = engine.matchLine(line);
@@ -186,8 +185,10 @@ describe('confidence: the ceiling of a plain line (what lets scan skip most hits
       });
       for (const min of [0, 0.05, 0.3, DEFAULT_MIN_CONFIDENCE, 0.8]) {
         const want = all.filter((x) => x.score >= min).length;
-        assert.equal(scorers.get(min)!.score(hits, line, scores), want, `${JSON.stringify(line)} at ${min}`);
-        for (let k = 0; k < ms.length; k++) if (all[k]!.score >= min) assert.equal(scores[k], all[k]!.score);
+        const scorer = scorers.get(min)!;
+        assert.equal(scorer.score(hits, line), want, `${JSON.stringify(line)} at ${min}`);
+        for (let k = 0; k < ms.length; k++) if (all[k]!.score >= min) assert.equal(scorer.scoreOf(k), all[k]!.score);
+        if (want > 0) assert.deepEqual(scorer.facts, lineFacts(line), 'the facts a reporter reuses');
         if (min === DEFAULT_MIN_CONFIDENCE) skipped += all.filter((x) => x.ceiling < min).length;
       }
     }

@@ -144,7 +144,6 @@ export const scan: Command = {
     const records = catalog.records;
     /** --format count: a match is tallied by its record, no match object made. */
     const tally = reporter.tally?.bind(reporter);
-    let scores = new Float64Array(64);
     const scorer = new PlainScorer((entry) => records[entry]!, records.length, minConfidence);
     reporter.begin();
     for (const f of files) {
@@ -200,13 +199,12 @@ export const scan: Command = {
             for (const lm of p) report(n, recordMatch(records[lm.entry]!, lm, line, undefined, facts));
             return;
           }
-          if (scores.length < p.count) scores = new Float64Array(p.count * 2);
-          const confident = scorer.score(p, line, scores);
+          const confident = scorer.score(p, line);
           below += p.count - confident;
           if (confident === 0) return;
           if (tally) {
             for (let k = 0; k < p.count; k++) {
-              if (scores[k]! < minConfidence) continue;
+              if (scorer.scoreOf(k) < minConfidence) continue;
               const record = records[p.entry(k)]!;
               matches++;
               worst = Math.min(worst, severityRank(record.severity));
@@ -214,8 +212,8 @@ export const scan: Command = {
             }
             return;
           }
-          const facts = lineFacts(line);
-          for (const lm of p.matchesWhere((k) => scores[k]! >= minConfidence)) report(n, recordMatch(records[lm.entry]!, lm, line, undefined, facts));
+          const facts = scorer.facts ?? lineFacts(line);
+          for (const lm of p.matchesWhere((k) => scorer.scoreOf(k) >= minConfidence)) report(n, recordMatch(records[lm.entry]!, lm, line, undefined, facts));
         };
         const stats = await forEachMatchingLine(
           input,

@@ -332,13 +332,16 @@ const WITH_CODE = 2;
 const MAY = 3;
 
 /**
- * Scores the hits of plain lines (lines outside any error block) against one threshold: each
- * hit's score into `scores`, and how many reach `minConfidence`. A hit whose ceiling is below the
- * threshold gets 0 there and costs one array read (most hits of generic records): what the ceiling
- * allows is worked out once per record, and the line's facts are computed only when some hit can
- * reach the threshold.
+ * Scores the hits of plain lines (lines outside any error block) against one threshold: score()
+ * returns how many reach `minConfidence`, and then scoreOf(k) is hit k's score and `facts` the
+ * line's facts (computed only when some hit can reach the threshold: a reporter reuses them). A
+ * hit whose ceiling is below the threshold scores 0 and costs one array read (most hits of generic
+ * records): what the ceiling allows is worked out once per record.
  */
 export class PlainScorer {
+  /** The last line's facts, when score() needed them (always when it returned more than 0). */
+  facts: LineFacts | undefined;
+  private scores = new Float64Array(64);
   private readonly allows: Uint8Array;
   constructor(
     private readonly recordOf: (entry: number) => ScoredRecord,
@@ -358,8 +361,9 @@ export class PlainScorer {
     return a;
   }
 
-  /** `scores` must hold hits.count numbers. */
-  score(hits: HitList, line: string, scores: Float64Array): number {
+  score(hits: HitList, line: string): number {
+    if (this.scores.length < hits.count) this.scores = new Float64Array(hits.count * 2);
+    const scores = this.scores;
     let facts: LineFacts | undefined;
     let confident = 0;
     for (let k = 0; k < hits.count; k++) {
@@ -375,7 +379,13 @@ export class PlainScorer {
       scores[k] = score;
       if (score >= this.minConfidence) confident++;
     }
+    this.facts = facts;
     return confident;
+  }
+
+  /** Hit k's score on the line score() saw last (0: below the threshold by its ceiling). */
+  scoreOf(k: number): number {
+    return this.scores[k]!;
   }
 }
 
