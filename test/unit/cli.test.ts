@@ -301,6 +301,8 @@ describe('cli', function () {
       assert.equal(r.code, 0);
       assert.deepEqual(JSON.parse(r.stdout), { lines: SAMPLE_LINES.length, matches: 5, belowConfidence: 0, byRecord: { [SENT]: 2, [META]: 1, [COUNT]: 2 } });
       assert.equal(r.stdout.trimEnd().split('\n').length, 1);
+      // most matched first, ties by id (the text does not depend on how the scan found them)
+      assert.deepEqual(Object.keys((JSON.parse(r.stdout) as { byRecord: object }).byRecord), [...[SENT, COUNT].sort(), META]);
     });
 
     it('sarif: SARIF 2.1.0 with rules from records and located results', () => {

@@ -4,6 +4,7 @@ import * as assert from 'node:assert/strict';
 import { MatchEngine, type EngineEntry, type LineMatch } from '../../server/src/core/engine';
 import { buildByteIndex } from '../../server/src/core/engine/bytes';
 import { wasmScanner } from '../../server/src/core/engine/wasmScan';
+import { LINE_CANDIDATES, LINE_MATCHED } from '../../server/src/core/engine/lineStatus';
 import { LineBlocks } from '../../server/src/core/lineBlocks';
 import { Readable } from 'node:stream';
 import { forEachLine, forEachMatchingLine } from '../../server/src/core/lineScan';
@@ -287,6 +288,38 @@ describe('engine: matchBytes (byte-level block scan)', () => {
     assert.equal(got.lines, want.lines);
     assert.deepEqual(got.got, want.got);
     assert.equal(got.got[0]![0], 10_000);
+  });
+
+  it('a record whose message has several lines keeps a plain line it shares a key with in the module, and still matches an escaped JSON value', () => {
+    // ErrLookup has messages of several lines ("…: {x}\nerror: {y}"): they can match only a view
+    // that holds a line break (a JSON value with \n escapes), never a plain line
+    const entries = [entry('multi', 'replica 5: {x}\nerror: {y}'), entry('one', 'replica 5: bytes is not a 16-char string'), entry('regex', 'replica 5: (.+?) is not a [0-9]+-char string')];
+    entries[2]!.pattern = 'replica 5: (.+?) is not a [0-9]+-char string';
+    const plain = 'INFO replica 5: bytes is not a 16-char string';
+    const lines = [plain, '{"msg":"replica 5: disk\\nerror: full"}', `${plain}\r`, 'replica 5: plain text'];
+    const text = lines.join('\n') + '\n';
+    for (const withRegex of [false, true]) {
+      const set = withRegex ? entries : entries.slice(0, 2);
+      const e = MatchEngine.build(set);
+      const want = reference(e, text);
+      assert.deepEqual(
+        want.got.map(([i, ms]) => [i, ms.map((m) => set[m.entry]!.id).sort()]),
+        [[0, withRegex ? ['one', 'regex'] : ['one']], [1, ['multi']], [2, withRegex ? ['one', 'regex'] : ['one']]],
+      );
+      for (const wasm of [true, false]) {
+        const eng = MatchEngine.build(set);
+        eng.byteIndex({ wasm });
+        for (const shift of [0, 1, 3]) assert.deepEqual(viaBytes(eng, text, shift), want, `wasm ${wasm} shift ${shift}`);
+      }
+      // the plain line is verified in the module (LINE_MATCHED): the multi-line record does not send
+      // it to JS; a general regex among its candidates still does (LINE_CANDIDATES)
+      const bytes = Buffer.from(plain + '\n');
+      const block = new Uint8Array(bytes.length + 32);
+      block.set(bytes);
+      const listed = e.byteIndex().native!.scanLines(block, bytes.length)!;
+      assert.equal(listed.lines, 1);
+      assert.equal(listed.entries[5], withRegex ? LINE_CANDIDATES : LINE_MATCHED, 'status of the plain line');
+    }
   });
 
   it('JSON-structured lines: values are matched as views (a value beats the line at the same start), keys are not', () => {

@@ -145,7 +145,9 @@ class CountReporter implements Reporter {
     this.byRecord.set(record.id, (this.byRecord.get(record.id) ?? 0) + 1);
   }
   end(t: Totals): void {
-    this.out.write(JSON.stringify({ lines: t.lines, matches: t.matches, belowConfidence: t.below, byRecord: Object.fromEntries(this.byRecord) }) + '\n');
+    // most matched first, then by id: the same text whichever way the scan found the matches
+    const byRecord = [...this.byRecord].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    this.out.write(JSON.stringify({ lines: t.lines, matches: t.matches, belowConfidence: t.below, byRecord: Object.fromEntries(byRecord) }) + '\n');
   }
 }
 

@@ -434,7 +434,13 @@ export class MatchEngine {
           // the chain table's UTF-8 copy serves the byte index too (encoded once)
           return chains?.add(s, simple.literals, simple.leadingHole, simple.trailingHole) ?? simple.literals;
         }
-        return patternInfo(pattern)?.requiredLiterals ?? [];
+        const required = patternInfo(pattern)?.requiredLiterals ?? [];
+        // a pattern that needs a line break (a message of several lines) matches no line the module
+        // verifies (plain ASCII, no CR, JSON values without escapes): its chain is that literal
+        // alone, which the module never finds there, so such a line is not handed to JS for it
+        const lineBreak = required.find(hasTerminator);
+        if (lineBreak !== undefined) chains?.add(s, [lineBreak], false, false);
+        return required;
       });
       if (chains) index.native = wasmScanner(index, chains);
       this.bytesIndex = index;

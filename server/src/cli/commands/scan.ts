@@ -38,7 +38,8 @@ frames and quoted code none.
                        (see --no-explain), rendered for the terminal
                      markdown: the same, explanations as raw Markdown
                      json: JSON Lines, one object per match (with its confidence)
-                     count: one JSON object {lines, matches, byRecord} at the end
+                     count: one JSON object {lines, matches, belowConfidence, byRecord} at the end
+                       (byRecord: matches per record id, most matched first)
                      sarif: SARIF 2.1.0 for code scanning (rank = confidence 0-100)
   --color WHEN       text: auto (default: on a terminal, unless NO_COLOR is set), always, never
   --min-confidence X report only matches whose confidence is at least X, 0 to 1 (default
