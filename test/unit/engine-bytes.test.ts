@@ -364,6 +364,34 @@ describe('engine: matchBytes (byte-level block scan)', () => {
     }
   });
 
+  it('a block of coloured lines (every escape kind, keys split by escapes, JSON values, other scripts) matches as matchLine does, line by line', () => {
+    // the module lists every line with ESC; their stripped texts are byte-scanned together
+    const entries = [entry('a', 'connection to the upstream broker was refused after {n} attempts'), entry('b', 'ERR-CONN-REFUSED!{x}'), entry('c', 'échec de la connexion à {hôte}'), entry('d', 'disk {d} is full')];
+    const r = rng(SEED + 7);
+    const escapes = ['\x1b[31m', '\x1b[0m', '\x1b[1;38;5;208m', '\x1b]8;;https://x.test\x07', '\x1b]0;title\x1b\\', '\x1b(B', '\x1b7', '\x1bM', '\x1b[?25l', '\x1b'];
+    const pieces = ['connection to the upstream ', 'broker was refused after 3 attempts', 'ERR-CONN', '-REFUSED!9', 'échec de la connexion à db', 'disk sda is full', ' x ', 'ファイル', '{"msg":"disk \\u0073db is full"}', '"', '\\'];
+    const lines: string[] = [];
+    for (let i = 0; i < 3000; i++) {
+      let l = '';
+      const k = 1 + Math.floor(r() * 6);
+      for (let j = 0; j < k; j++) l += r() < 0.4 ? escapes[Math.floor(r() * escapes.length)] : pieces[Math.floor(r() * pieces.length)];
+      // an OSC string left open runs to the line end (never into the next line)
+      if (r() < 0.02) l += '\x1b]8;;open';
+      // a coloured JSON line whose value holds the key only once decoded (its other view)
+      if (i % 50 === 0) l = `\x1b[32mINFO\x1b[0m {"msg":"\\u0064isk sd${i} \\u0069s full"}`;
+      lines.push(l);
+    }
+    const text = lines.join('\n') + '\n';
+    const e = MatchEngine.build(entries);
+    const want = reference(e, text);
+    assert.ok(want.got.length > 500, `${want.got.length} matched lines`);
+    for (const wasm of [true, false]) {
+      const eng = MatchEngine.build(entries);
+      eng.byteIndex({ wasm });
+      for (const shift of [0, 3]) assert.deepEqual(viaBytes(eng, text, shift), want, `wasm ${wasm} shift ${shift}`);
+    }
+  });
+
   it('ANSI-coloured lines: keys split by an escape sequence are found in the stripped text', () => {
     const entries = [entry('a', 'connection to the upstream broker was refused after {n} attempts'), entry('b', 'ERR-CONN-REFUSED!{x}')];
     const lines = [

@@ -31,31 +31,37 @@ const BEL = 0x07;
 /** Length of the escape sequence starting at `p` (text[p] === ESC). Unterminated strings run to the end.
  * (The one grammar of escape sequences: text views, the terminal-output stripper and the SGR parser in ansi.ts use it.) */
 export function escapeLength(text: string, p: number): number {
-  const n = text.length;
-  const c = text.charCodeAt(p + 1);
+  return escapeLengthOf((i) => text.charCodeAt(i), p, text.length);
+}
+
+/** escapeLength over the code units `code(i)` of a text that ends at `n`: UTF-16 units of a string,
+ * or the UTF-8 bytes of a line (the grammar is ASCII: a byte of a multi-byte character, >= 0x80, is
+ * never part of a sequence, as its character is not). */
+export function escapeLengthOf(code: (i: number) => number, p: number, n: number): number {
   if (p + 1 >= n) return 1;
+  const c = code(p + 1);
   if (c === 0x5b /* [ */) {
     // CSI: parameters 0x30-0x3F, intermediates 0x20-0x2F, one final byte 0x40-0x7E
     let j = p + 2;
-    while (j < n && text.charCodeAt(j) >= 0x30 && text.charCodeAt(j) <= 0x3f) j++;
-    while (j < n && text.charCodeAt(j) >= 0x20 && text.charCodeAt(j) <= 0x2f) j++;
-    if (j < n && text.charCodeAt(j) >= 0x40 && text.charCodeAt(j) <= 0x7e) j++;
+    while (j < n && code(j) >= 0x30 && code(j) <= 0x3f) j++;
+    while (j < n && code(j) >= 0x20 && code(j) <= 0x2f) j++;
+    if (j < n && code(j) >= 0x40 && code(j) <= 0x7e) j++;
     return j - p;
   }
   if (c === 0x5d /* ] OSC */ || c === 0x50 /* P DCS */ || c === 0x58 /* X SOS */ || c === 0x5e /* ^ PM */ || c === 0x5f /* _ APC */) {
     // string terminated by BEL or ST (ESC \)
     for (let j = p + 2; j < n; j++) {
-      const d = text.charCodeAt(j);
+      const d = code(j);
       if (d === BEL) return j + 1 - p;
-      if (d === ESC && text.charCodeAt(j + 1) === 0x5c) return j + 2 - p;
+      if (d === ESC && j + 1 < n && code(j + 1) === 0x5c) return j + 2 - p;
     }
     return n - p;
   }
   if (c >= 0x20 && c <= 0x2f) {
     // nF: intermediates then a final byte
     let j = p + 1;
-    while (j < n && text.charCodeAt(j) >= 0x20 && text.charCodeAt(j) <= 0x2f) j++;
-    if (j < n && text.charCodeAt(j) >= 0x30 && text.charCodeAt(j) <= 0x7e) j++;
+    while (j < n && code(j) >= 0x20 && code(j) <= 0x2f) j++;
+    if (j < n && code(j) >= 0x30 && code(j) <= 0x7e) j++;
     return j - p;
   }
   if (c >= 0x30 && c <= 0x7e) return 2; // Fp / Fe / Fs: ESC 7, ESC M, ESC c, ...

@@ -8,7 +8,7 @@
 import type { ByteIndex } from './bytes';
 import { LINE_ESCAPED, LINE_MATCHED } from './lineStatus';
 import { type Capture, type EngineEntry, type LineMatch, hasToken } from './types';
-import { lineViews, type LineView } from '../text';
+import { escapeLengthOf, lineViews, type LineView } from '../text';
 
 /** The engine's pattern slots and byte index, as the file-scan drivers (this one, longLine.ts) read them. */
 export interface SlotHost {
@@ -201,21 +201,41 @@ export interface ScanStats {
 }
 
 /** Per-host scratch: the dedup stamps, the copy area for unaligned blocks, the line object. */
-interface Scratch {
-  stats: ScanStats;
-  lastVerified: number;
+class Scratch {
+  stats: ScanStats = emptyStats();
+  lastVerified = 0;
   seen: Int32Array;
-  stamp: number;
+  stamp = 0;
   copy: Uint8Array | undefined;
-  text: Uint8Array;
+  /** UTF-8 of decoded views to byte-scan (4-byte aligned: offset 0 of its own buffer). */
+  text = new Uint8Array(4096);
+  private textBuf: Buffer | undefined;
   hits: LineHits;
+  /** escapedCandidates' (listed index, start, end) triples. */
+  spans: number[] = [];
+  constructor(host: BlockHost) {
+    this.seen = new Int32Array(host.memberStart.length);
+    this.hits = new LineHits(host);
+  }
+  /** `text` as a Buffer (for Buffer.write at an offset, without a view per write). */
+  textBuffer(): Buffer {
+    if (this.textBuf?.buffer !== this.text.buffer) this.textBuf = Buffer.from(this.text.buffer, 0, this.text.length);
+    return this.textBuf!;
+  }
+  /** Grow `text` to at least `size` bytes, keeping its first `keep`. */
+  growText(keep: number, size: number): Buffer {
+    const grown = new Uint8Array(Math.max(size, this.text.length * 2));
+    grown.set(this.text.subarray(0, keep));
+    this.text = grown;
+    return this.textBuffer();
+  }
 }
 const scratchOf = new WeakMap<BlockHost, Scratch>();
 
 function scratch(host: BlockHost): Scratch {
   let s = scratchOf.get(host);
   if (!s) {
-    s = { seen: new Int32Array(host.memberStart.length), stamp: 0, copy: undefined, text: new Uint8Array(4096), hits: new LineHits(host), stats: emptyStats(), lastVerified: 0 };
+    s = new Scratch(host);
     scratchOf.set(host, s);
   }
   return s;
@@ -260,6 +280,60 @@ function byteCandidates(host: BlockHost, sc: Scratch, text: string, out: number[
   buf.fill(0, n, n + 32);
   const hits = host.index.scan(buf, n);
   uniqueSlots(sc, hits.rec, 0, hits.count, 1, out);
+}
+
+/** The LINE_ESCAPED lines of a listed block (ANSI sequences) that must be matched, by listed index:
+ * the candidate slots of the line's stripped text (its first view), or an empty list for a line
+ * with other views (a JSON value with escapes: looked in by matchWith's prefilter); undefined for
+ * the others (no key in the stripped text: no match). The stripped texts are byte-scanned at once,
+ * joined by '\n' (a key never holds a line break, so each text gets exactly its own hits): one
+ * scan per block, not one per line, as a coloured CI log has ESC on every line. */
+function escapedCandidates(host: BlockHost, sc: Scratch, bytes: Buffer, entries: Int32Array, count: number): (number[] | undefined)[] {
+  const out = new Array<number[] | undefined>(count).fill(undefined);
+  const spans = sc.spans;
+  spans.length = 0;
+  let buf = sc.textBuffer();
+  let n = 0;
+  const code = (i: number): number => bytes[i]!;
+  for (let i = 0; i < count; i++) {
+    const o = i * 8;
+    if (entries[o + 5] !== LINE_ESCAPED) continue;
+    const start = entries[o + 1]!;
+    const end = textEnd(bytes, start, entries[o + 2]!);
+    if (buf.length < n + (end - start) + 1 + 32) buf = sc.growText(n, n + (end - start) + 1 + 32);
+    // the stripped text (the first view, less trailing CRs, which no key holds) from the bytes: the
+    // escape grammar is ASCII, so it cuts UTF-8 where it cuts the decoded text
+    // (byte loops: a line is short, and Buffer.indexOf / copy pay a call each and search past it)
+    const a = n;
+    let brace = false;
+    for (let p = start; p < end; ) {
+      const c = bytes[p]!;
+      if (c === 0x1b) {
+        p += escapeLengthOf(code, p, end);
+        continue;
+      }
+      if (c === 0x7b) brace = true;
+      buf[n++] = c;
+      p++;
+    }
+    spans.push(i, a, n);
+    buf[n++] = 10;
+    // a JSON-structured line has other views (its string values): matched in JS whatever its keys
+    if (brace && lineViews(utf8Slice(bytes, start, end)).length > 1) out[i] = [];
+  }
+  if (spans.length === 0) return out;
+  buf.fill(0, n, n + 32);
+  const hits = host.index.scan(buf, n);
+  let h = 0;
+  for (let k = 0; k < spans.length && h < hits.count; k += 3) {
+    const a = spans[k + 1]!;
+    const b = spans[k + 2]!;
+    while (h < hits.count && hits.pos[h]! < a) h++;
+    const from = h;
+    while (h < hits.count && hits.pos[h]! < b) h++;
+    if (h > from) uniqueSlots(sc, hits.rec, from, h, 1, (out[spans[k]!] ??= []));
+  }
+  return out;
 }
 
 /** A line with ESC (ANSI sequences): its keys are looked for in its stripped text (the first view). */
@@ -354,6 +428,7 @@ function walk(host: BlockHost, sc: Scratch, buf: Uint8Array, n: number, onLine: 
     const entries = listed.entries.slice();
     const pairs = listed.pairs.slice();
     const results = listed.results.slice();
+    const escaped = escapedCandidates(host, sc, bytes, entries, listed.lines);
     const cands: number[] = [];
     for (let i = 0; i < listed.lines; i++) {
       const o = i * 8;
@@ -366,11 +441,14 @@ function walk(host: BlockHost, sc: Scratch, buf: Uint8Array, n: number, onLine: 
         onLine(lineNo, hits);
         continue;
       }
-      const line = utf8Slice(bytes, start, end);
       if (status === LINE_ESCAPED) {
-        emitJs(lineNo, start, end, matchEscaped(host, sc, line), line);
+        const ec = escaped[i];
+        if (!ec) continue; // no key in its stripped text, no other view to look in
+        const line = utf8Slice(bytes, start, end);
+        emitJs(lineNo, start, end, host.matchWith(line, ec, lineViews(line), bytePrefilter), line);
         continue;
       }
+      const line = utf8Slice(bytes, start, end);
       cands.length = 0;
       // slots at the odd words of the (position, slot) pairs
       uniqueSlots(sc, pairs, 2 * entries[o + 3]! + 1, 2 * entries[o + 4]! + 1, 2, cands);
@@ -379,8 +457,10 @@ function walk(host: BlockHost, sc: Scratch, buf: Uint8Array, n: number, onLine: 
     }
     return listed.total;
   }
-  // the same walk in JS (no WebAssembly, or a block the module gives up on)
-  const found = index.scan(buf, n);
+  // the same walk in JS (no WebAssembly, or a block the module gives up on); copies of the hits:
+  // the scans of decoded views below (ANSI lines, JSON values with escapes) reuse the index's arrays
+  const scanned = index.scan(buf, n);
+  const found = { pos: scanned.pos.slice(0, scanned.count), rec: scanned.rec.slice(0, scanned.count), count: scanned.count };
   st.hits += found.count;
   // lines whose views differ from their bytes: ANSI escapes and JSON escapes
   const special: number[] = [];
