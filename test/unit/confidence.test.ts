@@ -142,6 +142,19 @@ describe('confidence', () => {
     assert.ok(specific.score >= DEFAULT_MIN_CONFIDENCE, String(specific.score));
   });
 
+  it('a coloured line scores as its text without colours (prefix, marker and coverage read through the escapes)', () => {
+    const plain = '2026-11-30 10:00:00.123 ERROR [db] connection to the upstream broker was refused after 3 attempts';
+    const coloured = '\x1b[2m2026-11-30 10:00:00.123\x1b[0m \x1b[31mERROR\x1b[0m [db] connection to the upstream broker was refused after 3 attempts\x1b[0m';
+    for (const message of ['connection to the upstream broker was refused after {n} attempts', 'broker was refused', '{x} refused']) {
+      const a = conf(message, plain);
+      const b = conf(message, coloured);
+      assert.equal(b.score, a.score, message);
+      assert.deepEqual(b.reasons, a.reasons, message);
+    }
+    assert.equal(lineFacts(coloured).marker, 'strong');
+    assert.equal(coloured.slice(lineFacts(coloured).from), plain.slice(lineFacts(plain).from) + '\x1b[0m');
+  });
+
   it('labels', () => {
     assert.equal(labelOf(0.9), 'likely');
     assert.equal(labelOf(0.5), 'possible');

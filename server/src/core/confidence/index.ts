@@ -235,6 +235,14 @@ export interface LineFacts {
 }
 
 export function lineFacts(line: string): LineFacts {
+  if (line.indexOf('\x1b') >= 0) {
+    // a coloured line: its log prefix, error marker and message are read from its text without the
+    // escapes (`\x1b[31mERROR\x1b[0m` is a marker); `from` maps back to the line, as match spans are
+    const view = baseView(line);
+    const text = view.text;
+    const at = messageStart(text);
+    return { marker: errorMarker(text), code: looksLikeCode(line, at), from: view.toOriginal(at), rest: text.slice(at).trim().length };
+  }
   const from = messageStart(line);
   return { marker: errorMarker(line), code: looksLikeCode(line, from), from, rest: line.slice(from).trim().length };
 }
