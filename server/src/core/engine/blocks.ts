@@ -208,8 +208,7 @@ class Scratch {
   stamp = 0;
   copy: Uint8Array | undefined;
   /** UTF-8 of decoded views to byte-scan (4-byte aligned: offset 0 of its own buffer). */
-  text = new Uint8Array(4096);
-  private textBuf: Buffer | undefined;
+  text: Uint8Array<ArrayBuffer> = new Uint8Array(4096);
   hits: LineHits;
   /** escapedCandidates' (listed index, start, end) triples. */
   spans: number[] = [];
@@ -217,17 +216,12 @@ class Scratch {
     this.seen = new Int32Array(host.memberStart.length);
     this.hits = new LineHits(host);
   }
-  /** `text` as a Buffer (for Buffer.write at an offset, without a view per write). */
-  textBuffer(): Buffer {
-    if (this.textBuf?.buffer !== this.text.buffer) this.textBuf = Buffer.from(this.text.buffer, 0, this.text.length);
-    return this.textBuf!;
-  }
   /** Grow `text` to at least `size` bytes, keeping its first `keep`. */
-  growText(keep: number, size: number): Buffer {
+  growText(keep: number, size: number): Uint8Array<ArrayBuffer> {
     const grown = new Uint8Array(Math.max(size, this.text.length * 2));
     grown.set(this.text.subarray(0, keep));
     this.text = grown;
-    return this.textBuffer();
+    return grown;
   }
 }
 const scratchOf = new WeakMap<BlockHost, Scratch>();
@@ -292,7 +286,7 @@ function escapedCandidates(host: BlockHost, sc: Scratch, bytes: Buffer, entries:
   const out = new Array<number[] | undefined>(count).fill(undefined);
   const spans = sc.spans;
   spans.length = 0;
-  let buf = sc.textBuffer();
+  let buf = sc.text;
   let n = 0;
   const code = (i: number): number => bytes[i]!;
   for (let i = 0; i < count; i++) {
@@ -303,7 +297,7 @@ function escapedCandidates(host: BlockHost, sc: Scratch, bytes: Buffer, entries:
     if (buf.length < n + (end - start) + 1 + 32) buf = sc.growText(n, n + (end - start) + 1 + 32);
     // the stripped text (the first view, less trailing CRs, which no key holds) from the bytes: the
     // escape grammar is ASCII, so it cuts UTF-8 where it cuts the decoded text
-    // (byte loops: a line is short, and Buffer.indexOf / copy pay a call each and search past it)
+    // (a byte loop: a line is short, and Buffer.indexOf / copy pay a call each and search past it)
     const a = n;
     let brace = false;
     for (let p = start; p < end; ) {
