@@ -13,9 +13,13 @@
 // Knobs: BENCH_REAL_SIZES=1000,10000,100000,500000  BENCH_REAL_MB=110  BENCH_REPS=3
 //        BENCH_REAL_CASES=realistic,python,node_modules,typescript,coloured,templates (default: all)
 //        BENCH_CLI_MB=200  BENCH_CLI_RECORDS=100000
+//        BENCH_THREADS=1|2 (default as `scan --threads`: 2 where there are 2 processors; 2: a second
+//        thread scans half of each block, engine.useScanThread)
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
 import { MatchEngine, type EngineEntry } from '../../server/src/core/engine';
 import { captureNames, derivePattern } from '../../server/src/core/pattern';
 import { DEFAULT_MIN_CONFIDENCE, PlainScorer } from '../../server/src/core/confidence';
@@ -119,6 +123,22 @@ function measure(ctx: BenchContext, name: string, records: readonly GenRecord[],
   const t1 = process.hrtime.bigint();
   engine.byteIndex();
   const byteMs = seconds(t1) * 1000;
+  // as `error-explainer scan` does (its --threads default)
+  const threads = benchThreads(ctx);
+  if (threads > 1 && !engine.useScanThread((source, data) => new Worker(source, { eval: true, workerData: data }))) ctx.log(`  ${name}: no scan thread could be started`);
+  try {
+    return measureWith(ctx, name, records, log, reps, engine, buildMs, byteMs, threads);
+  } finally {
+    engine.stopScanThread();
+  }
+}
+
+/** BENCH_THREADS, else what `scan --threads` defaults to. */
+export function benchThreads(ctx: BenchContext): number {
+  return Number(ctx.env.BENCH_THREADS ?? (availableParallelism() >= 2 ? 2 : 1));
+}
+
+function measureWith(ctx: BenchContext, name: string, records: readonly GenRecord[], log: { file: string; truth: Int32Array }, reps: number, engine: MatchEngine, buildMs: number, byteMs: number, threads: number): ScanResult {
   // the truth of records the engine rejects (unsafe patterns) is not expected
   const rejectedSet = new Set(engine.rejected.map((x) => x.entry));
   let truth = log.truth;
@@ -244,7 +264,8 @@ function measure(ctx: BenchContext, name: string, records: readonly GenRecord[],
     brute = all > 0 ? `${ok}/${all}` : '-';
   }
   const bs = engine.byteIndex().stats;
-  const stats = `tiers A16 ${bs.a16}, A8 ${bs.a8}, T12 ${bs.t12}, T8 ${bs.t8}, T4 ${bs.t4}, T4s ${bs.t4s} (stride ${bs.t4sstride}), T2 ${bs.t2}, pairs ${bs.pairs}, unkeyed ${bs.unkeyed}; ${perLine}`;
+  const helped = engine.byteIndex().native?.helped ?? 0;
+  const stats = `${threads} thread${threads > 1 ? `s (the second scanned half of ${helped} blocks)` : ''}; tiers A16 ${bs.a16}, A8 ${bs.a8}, T12 ${bs.t12}, T8 ${bs.t8}, T4 ${bs.t4}, T4s ${bs.t4s} (stride ${bs.t4sstride}), T2 ${bs.t2}, pairs ${bs.pairs}, unkeyed ${bs.unkeyed}; ${perLine}`;
   ctx.log(
     `  ${name}: ${records.length} records, build ${buildMs.toFixed(0)} + ${byteMs.toFixed(0)} ms; raw ${rawS.toFixed(2)} s, scan as the CLI does it ${cliS.toFixed(2)} s (ratio ${(rawS / cliS).toFixed(2)}; ${confident} lines with a confident match), every match made ${scanS.toFixed(2)} s (ratio ${(rawS / scanS).toFixed(2)})${countS ? `, count-only ${countS.toFixed(2)} s (${(rawS / countS).toFixed(2)})` : ''}; recall ${found}/${expected}; ${matchedLines}/${lines} lines matched; brute force ${brute}; ${stats}`,
   );
@@ -386,7 +407,7 @@ export const section: Section = {
       }
     }
 
-    let md = `### Real-shaped record sets (file scan = MatchEngine.matchBytes, what \`scan FILE\` runs; ratio = raw read+split / scan, one process, best of ${reps})\n\n`;
+    let md = `### Real-shaped record sets (file scan = MatchEngine.matchBytes, what \`scan FILE\` runs, with ${benchThreads(ctx)} thread${benchThreads(ctx) > 1 ? "s" : ""}; ratio = raw read+split / scan, one process, best of ${reps})\n\n`;
     md += '| case | records | build (+ byte index) | raw read+split | **file scan as `scan` runs it (ratio)** | every match made (ratio) | count-only (ratio) | recall | matched lines | brute-force equal | candidates per line / per matched line |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n';
     for (const r of results)
       md += `| ${r.name} | ${r.records.toLocaleString('en-US')} | ${r.buildMs.toFixed(0)} (+ ${r.byteMs.toFixed(0)}) ms | ${r.rawS.toFixed(2)} s | ${r.cliS.toFixed(2)} s (**${(r.rawS / r.cliS).toFixed(2)}**) | ${r.scanS.toFixed(2)} s (${(r.rawS / r.scanS).toFixed(2)}) | ${r.countS ? `${r.countS.toFixed(2)} s (**${(r.rawS / r.countS).toFixed(2)}**)` : '-'} | ${r.recall} | ${r.matchedLines.toLocaleString('en-US')} / ${r.lines.toLocaleString('en-US')} | ${r.brute} | ${r.perLine} |\n`;

@@ -548,6 +548,29 @@ describe('cli', function () {
     }
   });
 
+  it('--threads 2 (a second thread scans half of each block) reports exactly what --threads 1 does; other counts are refused', () => {
+    const dir = tempDir('threads');
+    try {
+      // over the 8 MiB from which a thread is started: the sample's lines (matches of every
+      // format, a traceback) with noise and coloured copies between them
+      const file = path.join(dir, 'big.log');
+      const noise = 'INFO 2026-12-02 worker 7 took 12 ms for batch 4411 (queue depth 3)\n'.repeat(40);
+      const coloured = SAMPLE_LINES.map((l) => `\x1b[2m${l}\x1b[0m`).join('\n') + '\n';
+      const unit = SAMPLE_TEXT + noise + coloured + noise;
+      writeFileSync(file, unit.repeat(Math.ceil((9 << 20) / Buffer.byteLength(unit))));
+      const one = cli(['scan', '--threads', '1', '--format', 'json', file]);
+      const two = cli(['scan', '--threads', '2', '--format', 'json', file]);
+      assert.equal(one.code, 0, one.stderr);
+      assert.equal(two.code, 0, two.stderr);
+      assert.ok(one.stdout.split('\n').length > 1000, `${one.stdout.split('\n').length} matches`);
+      assert.ok(one.stdout === two.stdout, 'the same JSON lines');
+      assert.equal(cli(['scan', '--threads', '1', '--format', 'count', file]).stdout, cli(['scan', '--format', 'count', file]).stdout);
+      assertOneLineError(cli(['scan', '--threads', '3', file]), /--threads must be 1 or 2, not '3'/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   describe('streaming a large file', () => {
     // CLI_STREAM_MB=0 skips; default 200 MB (about 10 s here: generation + scan)
     const MB = Number(process.env['CLI_STREAM_MB'] ?? 200);

@@ -22,7 +22,7 @@ import { MIN_LITERAL_CHARS, MAX_PATTERN_LENGTH, parseSimplePattern, patternInfo,
 import { lineViews, needsViews, type LineView } from './text';
 import { ChainMatcher, RegexMatcher, hasTerminator, terminators, type RawMatch } from './engine/matchers';
 import { type KeyStats, StringIndex } from './engine/keys';
-import { ByteIndex, type ByteIndexSnapshot, buildByteIndexOf } from './engine/bytes';
+import { ByteIndex, type ByteIndexSnapshot, buildByteIndexOf, type SpawnThread } from './engine/bytes';
 import { ChainTable, wasmScanner } from './engine/wasmScan';
 import { type BlockHost, LineHits, type ScanStats, scanBlock, takeScanStats } from './engine/blocks';
 import { LongLine } from './engine/longLine';
@@ -544,6 +544,21 @@ export class MatchEngine {
       },
       done,
     );
+  }
+
+  /**
+   * Let file scans (scanBytes) use a second thread: each large block's second half is scanned
+   * there while this thread scans the first (the same results; see engine/wasmScan.ts
+   * ScanHelper). `spawn` starts the thread (the CLI passes node:worker_threads). False when the
+   * scanner cannot (no WebAssembly, no shared memory). Builds the byte index if needed.
+   */
+  useScanThread(spawn: SpawnThread): boolean {
+    return this.byteIndex().native?.startHelper(spawn) ?? false;
+  }
+
+  /** Stop the thread of useScanThread (scans go on in this one). */
+  stopScanThread(): void {
+    this.bytesIndex?.native?.stopHelper();
   }
 
   /** What the file scans did since the last call: lines, key hits, candidate lines and patterns,

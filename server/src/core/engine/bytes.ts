@@ -295,6 +295,13 @@ export interface ByteTiers {
   t2: ByteTier;
 }
 
+/**
+ * Starts a thread that runs `source` (CommonJS, with require) with `data` as its
+ * require('node:worker_threads').workerData. The edges give one (the CLI: node:worker_threads);
+ * the core imports no thread API, so it runs where there is none (the web build).
+ */
+export type SpawnThread = (source: string, data: object) => { unref(): void; terminate(): unknown };
+
 /** The WebAssembly scanner's interface (engine/wasmScan.ts): the same hits as scanJs, or
  * undefined when it cannot take this block (then scanJs runs). */
 export interface NativeScanner {
@@ -304,6 +311,12 @@ export interface NativeScanner {
   /** scan, then the line walk (engine.ts matchAlignedBytes does it in JS otherwise): the lines that
    * hold hits or an ESC / backslash byte. Views into the module's memory, valid until the next call. */
   scanLines(buf: Uint8Array, n: number): NativeLines | undefined;
+  /** Let a second thread scan half of each large block in scanLines (engine/wasmScan.ts
+   * ScanHelper); false when this scanner cannot (no shared memory, no thread). */
+  startHelper(spawn: SpawnThread): boolean;
+  stopHelper(): void;
+  /** Blocks whose second half a helper thread scanned so far. */
+  readonly helped: number;
 }
 
 /** The native line walk's result. Per listed line eight i32 in `entries`: line number, start, end

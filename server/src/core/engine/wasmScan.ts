@@ -3,8 +3,8 @@
 // once into the module's memory, each block is copied in, the hits are copied out. Returns
 // undefined wherever WebAssembly is unavailable; ByteIndex then scans in JS (same results).
 
-import { type ByteIndex, type ByteTier, type NativeLines, type NativeScanner, type PairKeys, BUCKET_WORDS } from './bytes';
-import { SCAN_WASM_BASE64 } from './scanWasm.generated';
+import { type ByteIndex, type ByteTier, type NativeLines, type NativeScanner, type PairKeys, type SpawnThread, BUCKET_WORDS } from './bytes';
+import { SCAN_WASM_BASE64, SCAN_WASM_SHARED_BASE64 } from './scanWasm.generated';
 
 /** The part of the WebAssembly JS API used here (lib "dom" is not in this project's lib). */
 interface WasmMemory {
@@ -14,11 +14,14 @@ interface WasmMemory {
 interface WasmApi {
   Module: new (bytes: Uint8Array) => object;
   Instance: new (mod: object, imports: object) => { exports: Record<string, unknown> };
-  Memory: new (desc: { initial: number }) => WasmMemory;
+  Memory: new (desc: { initial: number; maximum?: number; shared?: boolean }) => WasmMemory;
 }
 const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
 
 const PAGE = 65536;
+/** The module's memory is shared (a helper thread scans half of each block: see ScanHelper) and so
+ * declares its maximum: 4 GiB, all a 32-bit module can address (only what is used is committed). */
+const MAX_PAGES = 65536;
 /** Room for the string values of one JSON line matched in the module (more: matched in JS). */
 const SPANS = 1 << 16;
 
@@ -93,18 +96,21 @@ export class ChainTable {
   }
 }
 const CFG = 0; // 9 rows of 8 i32 (see server/wasm/scan.ts)
+/** The helper thread's copy of the config block (its own chain scratch). */
+const HELPER_CFG = 320;
 
-let compiled: object | null | undefined;
+const compiled: (object | null | undefined)[] = [undefined, undefined];
 
-function module(): object | undefined {
-  if (compiled === undefined) {
+/** The compiled module for a plain (0) or a shared (1) memory. */
+function module(shared: number): object | undefined {
+  if (compiled[shared] === undefined) {
     try {
-      compiled = wasm ? new wasm.Module(Buffer.from(SCAN_WASM_BASE64, 'base64')) : null;
+      compiled[shared] = wasm ? new wasm.Module(Buffer.from(shared ? SCAN_WASM_SHARED_BASE64 : SCAN_WASM_BASE64, 'base64')) : null;
     } catch {
-      compiled = null;
+      compiled[shared] = null;
     }
   }
-  return compiled ?? undefined;
+  return compiled[shared] ?? undefined;
 }
 
 const align = (x: number): number => (x + 63) & ~63;
@@ -133,8 +139,21 @@ class WasmScanner implements NativeScanner {
   /** Start of the per-block area (block, candidates, hits, lines); everything before is the index. */
   private readonly area: number;
 
-  constructor(api: WasmApi, mod: object, tiers: ByteTier[], pairs: PairKeys, chains: ChainTable | undefined) {
-    let size = 320;
+  /** The helper thread's config block (a copy of the main one with its own chain scratch), or 0. */
+  private readonly helperCfg: number = HELPER_CFG;
+  private helper: ScanHelper | undefined;
+  /** The helper's stamp array (zeroed for each new helper: its instance counts stamps from 0). */
+  private helperStamps = { at: 0, bytes: 0 };
+
+  constructor(
+    api: WasmApi,
+    private readonly mod: object,
+    private readonly shared: boolean,
+    tiers: ByteTier[],
+    pairs: PairKeys,
+    chains: ChainTable | undefined,
+  ) {
+    let size = 640;
     const at: { filter: number; table: number }[] = [];
     for (const t of tiers) {
       const filter = size;
@@ -156,8 +175,18 @@ class WasmScanner implements NativeScanner {
       chainAt.spans = size;
       size = align(size + SPANS * 8);
     }
+    // the helper thread's own chain scratch: verify() stamps records per call and its instance
+    // counts stamps apart from this one's, so the two may not share the array
+    const helperAt = { stamps: size, spans: 0 };
+    if (chains && pool) {
+      this.helperStamps = { at: size, bytes: chains.records * 4 };
+      size = align(size + chains.records * 4);
+      helperAt.spans = size;
+      size = align(size + SPANS * 8);
+    }
     this.area = size;
-    this.mem = new api.Memory({ initial: Math.ceil((size + (16 << 20)) / PAGE) });
+    const initial = Math.ceil((size + (16 << 20)) / PAGE);
+    this.mem = new api.Memory(shared ? { initial, maximum: MAX_PAGES, shared: true } : { initial });
     const inst = new api.Instance(mod, { env: { memory: this.mem } });
     this.fn = inst.exports as unknown as Exports;
     this.u8 = new Uint8Array(this.mem.buffer);
@@ -192,38 +221,63 @@ class WasmScanner implements NativeScanner {
       i32[28] = chainAt.spans;
       i32[29] = SPANS;
     }
+    i32.copyWithin(HELPER_CFG >> 2, CFG >> 2, (CFG >> 2) + 80);
+    if (chains && pool) {
+      i32[(HELPER_CFG >> 2) + 26] = helperAt.stamps;
+      i32[(HELPER_CFG >> 2) + 28] = helperAt.spans;
+    }
   }
 
-  /** Copy the block in and run the scan: the hit count (hits at fn.hits()), or undefined when the
-   * block's hits do not fit (then the JS scan takes it). Room for one hit per 4 bytes first; a
-   * block with more (hundreds of thousands of records, most lines matching several: 500k realistic
-   * records have ~0.45 key hits per byte) is scanned once more with room for one per byte. */
-  private run(buf: Uint8Array, n: number): { count: number; cap: number; after: number } | undefined {
+  /** Start the helper thread (see ScanHelper): from then on scanLines splits large blocks in two
+   * and the helper scans the second half while this thread scans the first. False when no thread
+   * can be started here. */
+  startHelper(spawn: SpawnThread): boolean {
+    if (this.shared && !this.helper) {
+      this.u8.fill(0, this.helperStamps.at, this.helperStamps.at + this.helperStamps.bytes);
+      this.helperBase += this.helperVerified;
+      this.helperVerified = 0;
+      this.helper = ScanHelper.start(spawn, this.mod, this.mem);
+    }
+    return this.helper !== undefined;
+  }
+
+  /** Stop the helper thread (scans go on in this thread). */
+  stopHelper(): void {
+    this.helper?.stop();
+    this.helper = undefined;
+  }
+
+  /** Copy the block in and run the scan at the work area: the hit count (hits at fn.hits()), or
+   * undefined when the block's hits do not fit (then the JS scan takes it). Room for one hit per 4
+   * bytes first; a block with more (hundreds of thousands of records, most lines matching several:
+   * 500k realistic records have ~0.45 key hits per byte) is scanned once more with room for one per
+   * byte. */
+  private run(buf: Uint8Array, n: number): { count: number; at: Layout } | undefined {
     // the work area is ~10 bytes per block byte: blocks over 4 MiB (a line that long) scan in JS
     if (n > MAX_BLOCK) return undefined;
-    return this.runWith(buf, n, (n >>> 2) + 1024) ?? this.runWith(buf, n, n + 1024);
+    return this.runWith(buf, n, firstCap(n)) ?? this.runWith(buf, n, n + 1024);
   }
 
-  private runWith(buf: Uint8Array, n: number, cap: number): { count: number; cap: number; after: number } | undefined {
-    const block = this.area;
-    const cand = align(block + n + 32);
-    // T12's passes (one list entry per probe at most), the anchored passes (bounded: see
-    // server/wasm/scan.ts), the small tiers' (three per probe, plus the anchored A8 ones)
-    const perProbe = ((n + 7) >>> 3) + 16;
-    const anchorCap = (n >>> 3) + 1024;
-    const candBytes = (4 * perProbe + 2 * anchorCap) * 8;
-    const out = align(cand + candBytes);
-    const after = align(out + 2 * cap * 8);
-    // room for the line walk's output too (see scanLines): listed lines, then verified matches
-    const need = after + linesCap(cap, n) * 32 + resultsCap(n) * 4;
-    if (need > this.u8.length) {
-      this.mem.grow(Math.ceil((need - this.u8.length) / PAGE));
+  private runWith(buf: Uint8Array, n: number, cap: number): { count: number; at: Layout } | undefined {
+    const at = layout(this.area, n, cap);
+    this.reserve(at.end);
+    this.place(buf, n, at);
+    const count = this.fn.scan(CFG, at.block, n, at.cand, at.out, cap);
+    return count < 0 ? undefined : { count, at };
+  }
+
+  /** Grow the memory to hold `end` bytes (only while the helper is idle). */
+  private reserve(end: number): void {
+    if (end > this.u8.length) {
+      this.mem.grow(Math.ceil((end - this.u8.length) / PAGE));
       this.views();
     }
-    this.u8.set(n === buf.length ? buf : buf.subarray(0, n), block);
-    this.u8.fill(0, block + n, block + n + 32);
-    const count = this.fn.scan(CFG, block, n, cand, out, cap);
-    return count < 0 ? undefined : { count, cap, after };
+  }
+
+  /** Copy buf[0, n) to the layout's block and zero the 32 bytes after it. */
+  private place(buf: Uint8Array, n: number, at: Layout): void {
+    this.u8.set(n === buf.length ? buf : buf.subarray(0, n), at.block);
+    this.u8.fill(0, at.block + n, at.block + n + 32);
   }
 
   get memoryBytes(): number {
@@ -260,33 +314,275 @@ class WasmScanner implements NativeScanner {
   }
 
   scanLines(buf: Uint8Array, n: number): NativeLines | undefined {
+    const split = this.helper && n >= SPLIT_MIN && n <= MAX_BLOCK ? splitPoint(buf, n) : -1;
+    if (split > 0) return this.scanLinesSplit(buf, n, split);
     const r = this.run(buf, n);
     if (!r) return undefined;
     const hits = this.fn.hits();
-    const cap = linesCap(r.count, n);
-    const res = align(r.after + cap * 32);
-    const lines = this.fn.lines(CFG, this.area, n, hits, r.count, r.after, cap, res, resultsCap(n));
+    const lines = this.fn.lines(CFG, r.at.block, n, hits, r.count, r.at.lines, r.at.linesCap, r.at.res, r.at.resCap);
     if (lines < 0) return undefined;
-    const entries = new Int32Array(this.mem.buffer, r.after, lines * 8);
+    return this.linesAt(r.at, lines, hits, r.count, this.fn.lineCount(), this.fn.verified());
+  }
+
+  /** The walk's result as views of the memory (valid until the next call). */
+  private linesAt(at: Layout, lines: number, hits: number, count: number, total: number, verified: number): NativeLines {
+    const entries = new Int32Array(this.mem.buffer, at.lines, lines * 8);
     return {
       entries,
       lines,
-      pairs: new Int32Array(this.mem.buffer, hits, r.count * 2),
-      results: new Int32Array(this.mem.buffer, res, lines > 0 ? entries[lines * 8 - 1]! : 0),
-      total: this.fn.lineCount(),
-      verified: this.fn.verified(),
+      pairs: new Int32Array(this.mem.buffer, hits, count * 2),
+      results: new Int32Array(this.mem.buffer, at.res, lines > 0 ? entries[lines * 8 - 1]! : 0),
+      total,
+      verified: verified + this.helperBase + this.helperVerified,
     };
+  }
+
+  /** Candidates the helper's instance verified so far (its running count, as verified()), and
+   * those of the helpers before it. */
+  private helperVerified = 0;
+  private helperBase = 0;
+  helped = 0;
+
+  /**
+   * buf[0, n) in two halves of whole lines, [0, split) here and [split, n) in the helper thread at
+   * the same time, each walked as a block of its own (a key never holds a line break, so each
+   * half's hits are the whole block's hits there), then joined: the second half's line numbers,
+   * positions and indexes moved on by the first's. The same result as one walk of the block.
+   */
+  private scanLinesSplit(buf: Uint8Array, n: number, split: number): NativeLines | undefined {
+    const helper = this.helper!;
+    const nb = n - split;
+    const atA = layout(this.area, split, firstCap(split));
+    const atB = layout(atA.end, nb, firstCap(nb));
+    this.reserve(atB.end);
+    this.place(buf.subarray(split, n), nb, atB);
+    helper.post(this.helperCfg, atB, nb);
+    let a: NativeLines | undefined;
+    const r = this.fn.scan(CFG, this.placeAt(buf, split, atA), split, atA.cand, atA.out, atA.cap);
+    if (r >= 0) {
+      const hits = this.fn.hits();
+      const lines = this.fn.lines(CFG, atA.block, split, hits, r, atA.lines, atA.linesCap, atA.res, atA.resCap);
+      if (lines >= 0) a = copyLines(this.linesAt(atA, lines, hits, r, this.fn.lineCount(), this.fn.verified()));
+    }
+    const done = helper.wait();
+    let b: NativeLines | undefined;
+    if (!done) this.stopHelper(); // the thread died or hangs: scan on here from now on
+    else if (done.lines >= 0) {
+      this.helperVerified = done.verified;
+      b = copyLines(this.linesAt(atB, done.lines, done.hits, done.count, done.total, this.fn.verified()));
+    }
+    // a half whose hits or lines did not fit (or the helper gone): scanned here with more room
+    a ??= this.scanHalf(buf, split);
+    b ??= this.scanHalf(buf.subarray(split, n), nb);
+    if (!a || !b) return undefined;
+    if (done && done.lines >= 0) this.helped++;
+    return { ...joinLines(a, b, split), verified: this.fn.verified() + this.helperBase + this.helperVerified };
+  }
+
+  private placeAt(buf: Uint8Array, n: number, at: Layout): number {
+    this.place(buf, n, at);
+    return at.block;
+  }
+
+  /** One half scanned here on its own (copied out: the next scan reuses the area). */
+  private scanHalf(buf: Uint8Array, n: number): NativeLines | undefined {
+    const r = this.run(buf, n);
+    if (!r) return undefined;
+    const hits = this.fn.hits();
+    const lines = this.fn.lines(CFG, r.at.block, n, hits, r.count, r.at.lines, r.at.linesCap, r.at.res, r.at.resCap);
+    return lines < 0 ? undefined : copyLines(this.linesAt(r.at, lines, hits, r.count, this.fn.lineCount(), this.fn.verified()));
   }
 }
 
-/** The WebAssembly scanner over index, or undefined when the runtime cannot run it. */
-export function wasmScanner(index: ByteIndex, chains?: ChainTable): NativeScanner | undefined {
-  const mod = module();
-  if (!mod || !wasm) return undefined;
-  try {
-    const { t12, t8, t4, a16, a8, t2, t4s } = index.tiers;
-    return new WasmScanner(wasm, mod, [t12, t8, t4, a16, a8, t2, t4s], index.pairs, chains);
-  } catch {
-    return undefined;
+/** Where one block's work is in the memory (all byte addresses; caps in entries). */
+interface Layout {
+  block: number;
+  cand: number;
+  out: number;
+  cap: number;
+  lines: number;
+  linesCap: number;
+  res: number;
+  resCap: number;
+  end: number;
+}
+
+/** Room for one hit per 4 bytes (the first try). */
+const firstCap = (n: number): number => (n >>> 2) + 1024;
+
+/** The work area of an n-byte block at `base` with room for `cap` hits: the block (and its 32 zero
+ * bytes), T12's passes (one list entry per probe at most), the anchored passes (bounded: see
+ * server/wasm/scan.ts), the small tiers' (three per probe, plus the anchored A8 ones), the hits
+ * (and the sort's scratch), the listed lines, the verified matches. */
+function layout(base: number, n: number, cap: number): Layout {
+  const block = base;
+  const cand = align(block + n + 32);
+  const perProbe = ((n + 7) >>> 3) + 16;
+  const anchorCap = (n >>> 3) + 1024;
+  const out = align(cand + (4 * perProbe + 2 * anchorCap) * 8);
+  const lines = align(out + 2 * cap * 8);
+  const lc = linesCap(cap, n);
+  const res = align(lines + lc * 32);
+  const resCap = resultsCap(n);
+  return { block, cand, out, cap, lines, linesCap: lc, res, resCap, end: align(res + resCap * 4) };
+}
+
+/** Blocks this large or larger are split between two threads when a helper runs. */
+const SPLIT_MIN = 64 << 10;
+
+/** Where the second half of buf[0, n) starts: after the first \n from the middle on (-1: none). */
+function splitPoint(buf: Uint8Array, n: number): number {
+  const nl = buf.indexOf(0x0a, n >>> 1);
+  return nl >= 0 && nl + 1 < n ? nl + 1 : -1;
+}
+
+function copyLines(l: NativeLines): NativeLines {
+  return { ...l, entries: l.entries.slice(), pairs: l.pairs.slice(), results: l.results.slice() };
+}
+
+/** The walks of [0, split) and [split, n) as one: b's lines, positions and indexes moved on. */
+function joinLines(a: NativeLines, b: NativeLines, split: number): NativeLines {
+  const entries = new Int32Array((a.lines + b.lines) * 8);
+  entries.set(a.entries.subarray(0, a.lines * 8));
+  const hitsA = a.pairs.length >> 1;
+  const resA = a.results.length;
+  for (let i = 0; i < b.lines; i++) {
+    const o = i * 8;
+    const d = (a.lines + i) * 8;
+    const e = b.entries;
+    entries[d] = e[o]! + a.total;
+    entries[d + 1] = e[o + 1]! + split;
+    entries[d + 2] = e[o + 2]! + split;
+    entries[d + 3] = e[o + 3]! + hitsA;
+    entries[d + 4] = e[o + 4]! + hitsA;
+    entries[d + 5] = e[o + 5]!;
+    entries[d + 6] = e[o + 6]! + resA;
+    entries[d + 7] = e[o + 7]! + resA;
   }
+  const pairs = new Int32Array(a.pairs.length + b.pairs.length);
+  pairs.set(a.pairs);
+  for (let i = 0; i < b.pairs.length; i += 2) {
+    pairs[a.pairs.length + i] = b.pairs[i]! + split;
+    pairs[a.pairs.length + i + 1] = b.pairs[i + 1]!;
+  }
+  const results = new Int32Array(resA + b.results.length);
+  results.set(a.results);
+  results.set(b.results, resA);
+  return { entries, lines: a.lines + b.lines, pairs, results, total: a.total + b.total, verified: 0 };
+}
+
+/** The helper's code: a second instance of the module on the same memory, scanning what the
+ * control words say (see ScanHelper). */
+const HELPER_SOURCE = `
+const { workerData } = require('node:worker_threads');
+const { mod, memory, ctl } = workerData;
+const x = new WebAssembly.Instance(mod, { env: { memory } }).exports;
+const c = new Int32Array(ctl);
+for (;;) {
+  Atomics.wait(c, 0, 0);
+  if (Atomics.load(c, 0) === 2) break;
+  try {
+    const count = x.scan(c[4], c[5], c[6], c[7], c[8], c[9]);
+    c[16] = count;
+    if (count >= 0) {
+      const hits = x.hits();
+      c[17] = hits;
+      c[18] = x.lines(c[4], c[5], c[6], hits, count, c[10], c[11], c[12], c[13]);
+      c[19] = x.lineCount();
+    }
+    c[20] = x.verified();
+  } catch {
+    c[16] = -2;
+  }
+  Atomics.store(c, 0, 0);
+  Atomics.store(c, 1, 1);
+  Atomics.notify(c, 1);
+}
+`;
+
+/** How long a block may take the helper before it is given up (it hangs or died). */
+const HELPER_TIMEOUT_MS = 20_000;
+
+/** What the helper found in its half: as the module's own calls return them (lines -1: did not
+ * fit). */
+interface HelperResult {
+  count: number;
+  hits: number;
+  lines: number;
+  total: number;
+  verified: number;
+}
+
+/**
+ * The thread that scans the second half of each large block (WasmScanner.scanLinesSplit). It
+ * shares the module's memory: the index is there once, and each half has its own work area.
+ * Control words (i32, shared): [0] job (0 none, 1 scan, 2 stop), [1] done, [4..13] the scan's and
+ * the walk's arguments, [16..20] count, hits, lines, lineCount, verified. The caller blocks in
+ * wait() for the half (Atomics.wait: the first half took about as long).
+ */
+class ScanHelper {
+  private constructor(
+    private readonly thread: { unref(): void; terminate(): unknown },
+    private readonly c: Int32Array,
+  ) {}
+
+  static start(spawn: SpawnThread, mod: object, memory: WasmMemory): ScanHelper | undefined {
+    try {
+      const ctl = new SharedArrayBuffer(32 * 4);
+      const thread = spawn(HELPER_SOURCE, { mod, memory, ctl });
+      // never keeps the process alive; it is stopped with the scanner or dies with the process
+      thread.unref();
+      return new ScanHelper(thread, new Int32Array(ctl));
+    } catch {
+      return undefined;
+    }
+  }
+
+  post(cfg: number, at: Layout, n: number): void {
+    const c = this.c;
+    c[4] = cfg;
+    c[5] = at.block;
+    c[6] = n;
+    c[7] = at.cand;
+    c[8] = at.out;
+    c[9] = at.cap;
+    c[10] = at.lines;
+    c[11] = at.linesCap;
+    c[12] = at.res;
+    c[13] = at.resCap;
+    Atomics.store(c, 1, 0);
+    Atomics.store(c, 0, 1);
+    Atomics.notify(c, 0);
+  }
+
+  /** The posted half's result, or undefined when the helper failed or did not answer in time. */
+  wait(): HelperResult | undefined {
+    const c = this.c;
+    if (Atomics.wait(c, 1, 0, HELPER_TIMEOUT_MS) === 'timed-out' || c[16]! === -2) return undefined;
+    const count = c[16]!;
+    return { count, hits: c[17]!, lines: count >= 0 ? c[18]! : -1, total: c[19]!, verified: c[20]! };
+  }
+
+  stop(): void {
+    Atomics.store(this.c, 0, 2);
+    Atomics.notify(this.c, 0);
+    void this.thread.terminate();
+  }
+}
+
+/** The WebAssembly scanner over index, or undefined when the runtime cannot run it. Its memory is
+ * shared where the runtime allows it (a helper thread can be started), else plain. */
+export function wasmScanner(index: ByteIndex, chains?: ChainTable): NativeScanner | undefined {
+  if (!wasm) return undefined;
+  const { t12, t8, t4, a16, a8, t2, t4s } = index.tiers;
+  for (const shared of typeof SharedArrayBuffer === 'function' ? [1, 0] : [0]) {
+    const mod = module(shared);
+    if (!mod) continue;
+    try {
+      return new WasmScanner(wasm, mod, shared === 1, [t12, t8, t4, a16, a8, t2, t4s], index.pairs, chains);
+    } catch {
+      // (a shared memory refused: the plain module)
+    }
+  }
+  return undefined;
 }

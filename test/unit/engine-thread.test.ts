@@ -1,0 +1,111 @@
+// MatchEngine.useScanThread: a second thread scans the second half of each large block
+// (engine/wasmScan.ts ScanHelper). The results must be exactly those of one thread, and of
+// matchLine on every line.
+import * as assert from 'node:assert/strict';
+import { Worker } from 'node:worker_threads';
+import { MatchEngine, type EngineEntry, type LineMatch } from '../../server/src/core/engine';
+import { captureNames, derivePattern } from '../../server/src/core/pattern';
+import { generateLog, generateRecords, toEntries } from '../bench/gen';
+
+const spawn = (source: string, data: object) => new Worker(source, { eval: true, workerData: data });
+
+function entry(id: string, message: string): EngineEntry {
+  const pattern = derivePattern(message);
+  return { id, pattern, captureNames: captureNames(message, pattern), errorCode: null };
+}
+
+type Got = [number, LineMatch[], string][];
+
+function reference(e: MatchEngine, text: string): Got {
+  const split = text.split(/\r\n|\n|\r/);
+  if (/[\r\n]$/.test(text)) split.pop();
+  const got: Got = [];
+  split.forEach((l, i) => {
+    const ms = e.matchLine(l);
+    if (ms.length) got.push([i, ms, l]);
+  });
+  return got;
+}
+
+/** matchBytes over text as one block (large enough to be split) at byte offset `shift`. */
+function viaBytes(e: MatchEngine, text: string, shift = 0): { lines: number; got: Got } {
+  const enc = Buffer.from(text, 'utf8');
+  const backing = new Uint8Array(shift + enc.length + 32);
+  backing.set(enc, shift);
+  const got: Got = [];
+  const lines = e.matchBytes(backing.subarray(shift), enc.length, (i, ms, line) => got.push([i, ms, line]));
+  return { lines, got };
+}
+
+const helped = (e: MatchEngine): number => e.byteIndex().native!.helped;
+
+describe('engine: a second scan thread (useScanThread)', () => {
+  const records = generateRecords(3000, 5);
+  let text = '';
+  generateLog({ records, bytes: 600_000, matchFraction: 0.2, nearMissFraction: 0.2, seed: 11 }, (c) => (text += c), () => undefined);
+  const want = reference(MatchEngine.build(toEntries(records)), text);
+  const lines = text.split(/\r\n|\n|\r/).length - 1;
+
+  it('splits a block between two threads with the results of one (plain, JSON, ANSI, CRLF lines), at two alignments', () => {
+    assert.ok(want.length > 300, `${want.length} matched lines`);
+    const e = MatchEngine.build(toEntries(records));
+    assert.equal(e.useScanThread(spawn), true);
+    try {
+      for (const shift of [0, 5]) {
+        const before = helped(e);
+        const got = viaBytes(e, text, shift);
+        assert.equal(helped(e), before + 1, 'the second half was scanned by the helper');
+        assert.equal(got.lines, lines);
+        assert.deepEqual(got.got, want);
+      }
+    } finally {
+      e.stopScanThread();
+    }
+    // and once stopped, in this thread only
+    const before = helped(e);
+    assert.deepEqual(viaBytes(e, text).got, want);
+    assert.equal(helped(e), before);
+  });
+
+  it('a helper started again after a stop finds every match (its instance counts record stamps from 0 again)', () => {
+    const e = MatchEngine.build(toEntries(records));
+    e.useScanThread(spawn);
+    // the first helper stamps each record with its count of verified lines; a second one counting
+    // from the same start would take every record as seen on its line already
+    viaBytes(e, text);
+    e.stopScanThread();
+    assert.equal(e.useScanThread(spawn), true);
+    try {
+      assert.deepEqual(viaBytes(e, text).got, want);
+    } finally {
+      e.stopScanThread();
+    }
+  });
+
+  it('a half with more hits than its first room is scanned again with more, with the same results', () => {
+    // 20 records share one 38-byte key: its lines hold about 0.5 hits per byte, over the first room
+    // (one per 4 bytes); the first half is noise, so only the helper's half overflows
+    const key = 'the replica set lost its primary node';
+    const entries = [...Array.from({ length: 20 }, (_, i) => entry(`k${i}`, `${key} {n} x${i}`)), entry('other', 'disk {d} is completely full now')];
+    const noise = 'INFO a quiet line about nothing in particular\n'.repeat(2000);
+    const hot = Array.from({ length: 2500 }, (_, i) => `${key} 7 x${i % 20}\n`).join('');
+    const block = noise + hot + 'disk sda is completely full now\n';
+    const e = MatchEngine.build(entries);
+    e.useScanThread(spawn);
+    try {
+      const got = viaBytes(e, block);
+      assert.deepEqual(got.got, reference(MatchEngine.build(entries), block));
+      assert.equal(got.got.length, 2501);
+      assert.equal(helped(e), 0, "the helper's half did not fit its first room");
+    } finally {
+      e.stopScanThread();
+    }
+  });
+
+  it('no thread where none can be started: useScanThread is false and scans go on in this thread', () => {
+    const e = MatchEngine.build(toEntries(records));
+    assert.equal(e.useScanThread(() => { throw new Error('no threads here'); }), false);
+    assert.deepEqual(viaBytes(e, text).got, want);
+    assert.equal(helped(e), 0);
+  });
+});
