@@ -102,6 +102,32 @@ describe('engine: a second scan thread (useScanThread)', () => {
     }
   });
 
+  for (const where of ['second', 'first'] as const)
+  it(`a ${where} part with more hits than the module holds at all is walked in JS (${where === 'second' ? 'from its first line, after the first part' : 'the whole block'}), with the same results`, () => {
+    // 300 records share one key: 300 hits per 41-byte line, more than one per byte
+    const key = 'the replica set lost its primary node';
+    const entries = [...Array.from({ length: 300 }, (_, i) => entry(`k${i}`, `${key} {n} x${i}`)), entry('other', 'disk {d} is completely full now')];
+    const noise = 'INFO a quiet line about nothing: disk sda is completely full now\n'.repeat(1200);
+    const hot = Array.from({ length: 1800 }, (_, i) => `${key} 7 x${i % 300}\n`).join('');
+    const block = where === 'second' ? noise + hot : hot + noise;
+    const e = MatchEngine.build(entries);
+    e.useScanThread(spawn);
+    try {
+      const got = viaBytes(e, block, 3);
+      const ref = reference(MatchEngine.build(entries), block);
+      assert.equal(got.got.length, 3000);
+      assert.deepEqual(got.got, ref);
+      assert.equal(got.lines, 3000);
+      // and the next block is split again
+      const before = helped(e);
+      const calm = noise + noise;
+      assert.deepEqual(viaBytes(e, calm).got, reference(MatchEngine.build(entries), calm));
+      assert.equal(helped(e), before + 1);
+    } finally {
+      e.stopScanThread();
+    }
+  });
+
   it('no thread where none can be started: useScanThread is false and scans go on in this thread', () => {
     const e = MatchEngine.build(toEntries(records));
     assert.equal(e.useScanThread(() => { throw new Error('no threads here'); }), false);

@@ -5,7 +5,7 @@
 // LineHits: the records and spans, read without making objects; captures and ranking made only
 // when asked for (a log where every line matches must not pay for objects it does not print).
 
-import type { ByteIndex } from './bytes';
+import type { ByteIndex, NativeLines } from './bytes';
 import { LINE_ESCAPED, LINE_MATCHED } from './lineStatus';
 import { type Capture, type EngineEntry, type LineMatch, hasToken } from './types';
 import { escapeLengthOf, lineViews, type LineView } from '../text';
@@ -387,12 +387,6 @@ function walk(host: BlockHost, sc: Scratch, buf: Uint8Array, n: number, onLine: 
   const bytes = Buffer.from(buf.buffer, buf.byteOffset, n + 32);
   const index = host.index;
   const hits = sc.hits;
-  const bytePrefilter = (t: string, out: number[]): void => byteCandidates(host, sc, t, out);
-  const emitJs = (lineNo: number, start: number, end: number, ms: LineMatch[], text: string): void => {
-    if (ms.length === 0) return;
-    hits.setJs(bytes, start, end, text, ms);
-    onLine(lineNo, hits);
-  };
   const cr = { at: -1 };
   if (index.unkeyed.length > 0) {
     // patterns without any literal byte: every line is a candidate (only such patterns: a literal
@@ -404,62 +398,115 @@ function walk(host: BlockHost, sc: Scratch, buf: Uint8Array, n: number, onLine: 
       if (br < 0) br = n;
       const e = textEnd(bytes, pos, br);
       const line = utf8Slice(bytes, pos, e);
-      emitJs(lineNo, pos, e, host.matchAll(line), line);
+      const ms = host.matchAll(line);
+      if (ms.length > 0) {
+        hits.setJs(bytes, pos, e, line, ms);
+        onLine(lineNo, hits);
+      }
       lineNo++;
       pos = br + 1;
     }
     return lineNo;
   }
-  const st = sc.stats;
-  const listed = index.scanLines(buf, n);
-  if (listed) {
-    st.lines += listed.total;
-    st.hits += listed.pairs.length >> 1;
-    st.candidateLines += listed.lines;
-    st.candidates += listed.verified - sc.lastVerified;
-    sc.lastVerified = listed.verified;
-    // copies: the module's memory is reused by the scans of decoded views below
-    const entries = listed.entries.slice();
-    const pairs = listed.pairs.slice();
-    const results = listed.results.slice();
-    const escaped = escapedCandidates(host, sc, bytes, entries, listed.lines);
-    const cands: number[] = [];
-    for (let i = 0; i < listed.lines; i++) {
-      const o = i * 8;
-      const lineNo = entries[o]!;
-      const start = entries[o + 1]!;
-      const end = textEnd(bytes, start, entries[o + 2]!);
-      const status = entries[o + 5]!;
-      if (status === LINE_MATCHED) {
-        hits.setNative(bytes, start, end, results, entries[o + 6]!, entries[o + 7]!);
-        onLine(lineNo, hits);
-        continue;
-      }
-      if (status === LINE_ESCAPED) {
-        const ec = escaped[i];
-        if (!ec) continue; // no key in its stripped text, no other view to look in
-        const line = utf8Slice(bytes, start, end);
-        emitJs(lineNo, start, end, host.matchWith(line, ec, lineViews(line), bytePrefilter), line);
-        continue;
-      }
-      const line = utf8Slice(bytes, start, end);
-      cands.length = 0;
-      // slots at the odd words of the (position, slot) pairs
-      uniqueSlots(sc, pairs, 2 * entries[o + 3]! + 1, 2 * entries[o + 4]! + 1, 2, cands);
-      st.candidates += cands.length;
-      emitJs(lineNo, start, end, host.matchWith(line, cands, undefined, bytePrefilter), line);
+  const parts = index.scanParts(buf, n);
+  if (parts) {
+    walkListed(host, sc, bytes, parts.first, 0, 0, onLine);
+    const total = parts.first.total;
+    if (!parts.rest) return total;
+    // the second part (a helper thread scanned it while the first was walked)
+    const second = parts.rest();
+    if (second) {
+      walkListed(host, sc, bytes, second.lines, total, second.split, onLine);
+      return total + second.lines.total;
     }
-    return listed.total;
+    return total + jsWalk(host, sc, buf, bytes, n, parts.split!, total, onLine);
   }
-  // the same walk in JS (no WebAssembly, or a block the module gives up on); copies of the hits:
-  // the scans of decoded views below (ANSI lines, JSON values with escapes) reuse the index's arrays
-  const scanned = index.scan(buf, n);
+  return jsWalk(host, sc, buf, bytes, n, 0, 0, onLine);
+}
+
+/** The native walk's listed lines of a part of the block: its lines are numbered from lineBase,
+ * its positions from byteBase. */
+function walkListed(host: BlockHost, sc: Scratch, bytes: Buffer, listed: NativeLines, lineBase: number, byteBase: number, onLine: (lineIndex: number, hits: LineHits) => void): void {
+  const st = sc.stats;
+  const hits = sc.hits;
+  const bytePrefilter = (t: string, out: number[]): void => byteCandidates(host, sc, t, out);
+  st.lines += listed.total;
+  st.hits += listed.pairs.length >> 1;
+  st.candidateLines += listed.lines;
+  st.candidates += listed.verified - sc.lastVerified;
+  sc.lastVerified = listed.verified;
+  // copies: the module's memory is reused by the scans of decoded views below
+  const entries = listed.entries.slice();
+  if (byteBase > 0) {
+    for (let o = 0; o < entries.length; o += 8) {
+      entries[o + 1] = entries[o + 1]! + byteBase;
+      entries[o + 2] = entries[o + 2]! + byteBase;
+    }
+  }
+  const pairs = listed.pairs.slice();
+  const results = listed.results.slice();
+  const escaped = escapedCandidates(host, sc, bytes, entries, listed.lines);
+  const cands: number[] = [];
+  const emitJs = (lineNo: number, start: number, end: number, ms: LineMatch[], text: string): void => {
+    if (ms.length === 0) return;
+    hits.setJs(bytes, start, end, text, ms);
+    onLine(lineNo, hits);
+  };
+  for (let i = 0; i < listed.lines; i++) {
+    const o = i * 8;
+    const lineNo = lineBase + entries[o]!;
+    const start = entries[o + 1]!;
+    const end = textEnd(bytes, start, entries[o + 2]!);
+    const status = entries[o + 5]!;
+    if (status === LINE_MATCHED) {
+      hits.setNative(bytes, start, end, results, entries[o + 6]!, entries[o + 7]!);
+      onLine(lineNo, hits);
+      continue;
+    }
+    if (status === LINE_ESCAPED) {
+      const ec = escaped[i];
+      if (!ec) continue; // no key in its stripped text, no other view to look in
+      const line = utf8Slice(bytes, start, end);
+      emitJs(lineNo, start, end, host.matchWith(line, ec, lineViews(line), bytePrefilter), line);
+      continue;
+    }
+    const line = utf8Slice(bytes, start, end);
+    cands.length = 0;
+    // slots at the odd words of the (position, slot) pairs
+    uniqueSlots(sc, pairs, 2 * entries[o + 3]! + 1, 2 * entries[o + 4]! + 1, 2, cands);
+    st.candidates += cands.length;
+    emitJs(lineNo, start, end, host.matchWith(line, cands, undefined, bytePrefilter), line);
+  }
+}
+
+/**
+ * The same walk in JS (no WebAssembly, or a block the module gives up on) over bytes[from, n),
+ * whose first line is line lineBase of the block; returns its number of lines. Copies of the
+ * hits: the scans of decoded views below (ANSI lines, JSON values with escapes) reuse the index's
+ * arrays.
+ */
+function jsWalk(host: BlockHost, sc: Scratch, buf: Uint8Array, bytes: Buffer, n: number, from: number, lineBase: number, onLine: (lineIndex: number, hits: LineHits) => void): number {
+  const index = host.index;
+  const st = sc.stats;
+  const hits = sc.hits;
+  const bytePrefilter = (t: string, out: number[]): void => byteCandidates(host, sc, t, out);
+  const emitJs = (lineNo: number, start: number, end: number, ms: LineMatch[], text: string): void => {
+    if (ms.length === 0) return;
+    hits.setJs(bytes, start, end, text, ms);
+    onLine(lineNo, hits);
+  };
+  const cr = { at: -1 };
+  // (the second part of a split block: copied to a buffer of its own, 4-aligned and zero-padded)
+  const part = from > 0 ? new Uint8Array(n - from + 32) : buf;
+  if (from > 0) part.set(buf.subarray(from, n));
+  const scanned = index.scan(part, n - from);
   const found = { pos: scanned.pos.slice(0, scanned.count), rec: scanned.rec.slice(0, scanned.count), count: scanned.count };
+  if (from > 0) for (let i = 0; i < found.count; i++) found.pos[i] = found.pos[i]! + from;
   st.hits += found.count;
   // lines whose views differ from their bytes: ANSI escapes and JSON escapes
   const special: number[] = [];
   for (const needle of [0x1b, 0x5c]) {
-    let p = bytes.indexOf(needle, 0);
+    let p = bytes.indexOf(needle, from);
     while (p >= 0 && p < n) {
       special.push(p);
       p = bytes.indexOf(needle, p + 1);
@@ -467,9 +514,9 @@ function walk(host: BlockHost, sc: Scratch, buf: Uint8Array, n: number, onLine: 
   }
   if (special.length > 1) special.sort((a, b) => a - b);
   const cands: number[] = [];
-  let lineNo = 0;
-  let pos = 0; // start of line lineNo
-  let br = nextBreak(bytes, n, 0, cr);
+  let lineNo = lineBase;
+  let pos = from; // start of line lineNo
+  let br = nextBreak(bytes, n, from, cr);
   let hi = 0;
   let si = 0;
   for (;;) {
@@ -498,8 +545,8 @@ function walk(host: BlockHost, sc: Scratch, buf: Uint8Array, n: number, onLine: 
       emitJs(lineNo, pos, e, host.matchWith(line, cands, undefined, bytePrefilter), line);
     }
     if (br < 0) {
-      st.lines += lineNo + 1;
-      return lineNo + 1;
+      st.lines += lineNo + 1 - lineBase;
+      return lineNo + 1 - lineBase;
     }
     lineNo++;
     pos = br + 1;
@@ -511,7 +558,7 @@ function walk(host: BlockHost, sc: Scratch, buf: Uint8Array, n: number, onLine: 
     pos = br + 1;
     br = nextBreak(bytes, n, pos, cr);
   }
-  const total = pos < n ? lineNo + 1 : lineNo;
+  const total = (pos < n ? lineNo + 1 : lineNo) - lineBase;
   st.lines += total;
   return total;
 }

@@ -311,6 +311,9 @@ export interface NativeScanner {
   /** scan, then the line walk (engine.ts matchAlignedBytes does it in JS otherwise): the lines that
    * hold hits or an ESC / backslash byte. Views into the module's memory, valid until the next call. */
   scanLines(buf: Uint8Array, n: number): NativeLines | undefined;
+  /** scanLines in two parts when a helper thread runs (see NativeParts), else the whole block as
+   * the first part. */
+  scanParts(buf: Uint8Array, n: number): NativeParts | undefined;
   /** Let a second thread scan half of each large block in scanLines (engine/wasmScan.ts
    * ScanHelper); false when this scanner cannot (no shared memory, no thread). */
   startHelper(spawn: SpawnThread): boolean;
@@ -327,6 +330,18 @@ export interface NativeScanner {
  * [record, start, end, captures, (capture start, end) * captures], offsets in the line (plain
  * ASCII, so bytes are UTF-16 units). `pairs`: the hits as (position, record), in position order;
  * `total`: the number of lines in the block. */
+/** A block's line walk in up to two parts of whole lines (engine/wasmScan.ts scanParts): `first`
+ * at once; `rest()`, when there is a second part, waits for it (a helper thread scans it
+ * meanwhile): its line numbers, positions and indexes are its own (add first.total and `split`),
+ * or undefined when it could not be had (the JS walk takes the block from `split` on). Walk
+ * `first` before calling rest(). */
+export interface NativeParts {
+  first: NativeLines;
+  /** Where the second part starts (with rest). */
+  split?: number;
+  rest?: () => { lines: NativeLines; split: number } | undefined;
+}
+
 export interface NativeLines {
   entries: Int32Array;
   lines: number;
@@ -458,6 +473,10 @@ export class ByteIndex {
    * there is no module or it gives up on this block (then: scan, and the walk in JS). */
   scanLines(buf: Uint8Array, n: number): NativeLines | undefined {
     return this.native?.scanLines(buf, n);
+  }
+
+  scanParts(buf: Uint8Array, n: number): NativeParts | undefined {
+    return this.native?.scanParts(buf, n);
   }
 
   /**

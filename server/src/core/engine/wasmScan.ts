@@ -3,7 +3,7 @@
 // once into the module's memory, each block is copied in, the hits are copied out. Returns
 // undefined wherever WebAssembly is unavailable; ByteIndex then scans in JS (same results).
 
-import { type ByteIndex, type ByteTier, type NativeLines, type NativeScanner, type PairKeys, type SpawnThread, BUCKET_WORDS } from './bytes';
+import { type ByteIndex, type ByteTier, type NativeLines, type NativeParts, type NativeScanner, type PairKeys, type SpawnThread, BUCKET_WORDS } from './bytes';
 import { SCAN_WASM_BASE64, SCAN_WASM_SHARED_BASE64 } from './scanWasm.generated';
 
 /** The part of the WebAssembly JS API used here (lib "dom" is not in this project's lib). */
@@ -314,8 +314,6 @@ class WasmScanner implements NativeScanner {
   }
 
   scanLines(buf: Uint8Array, n: number): NativeLines | undefined {
-    const split = this.helper && n >= SPLIT_MIN && n <= MAX_BLOCK ? splitPoint(buf, n) : -1;
-    if (split > 0) return this.scanLinesSplit(buf, n, split);
     const r = this.run(buf, n);
     if (!r) return undefined;
     const hits = this.fn.hits();
@@ -337,6 +335,18 @@ class WasmScanner implements NativeScanner {
     };
   }
 
+  /** This thread's share of a split block: it scans its part and walks it while the helper scans
+   * the rest, so the helper's part is the larger one when the walk is slow (many matched lines). */
+  private share = 0.5;
+
+  /** Move the share so that both parts take the same time, from the last block's times per byte
+   * of each thread (halfway there each block: the times are noisy). */
+  private balance(mainPerByte: number, helperPerByte: number): void {
+    if (!(mainPerByte > 0 && helperPerByte > 0)) return;
+    const even = helperPerByte / (mainPerByte + helperPerByte);
+    this.share = Math.min(0.9, Math.max(0.1, (this.share + even) / 2));
+  }
+
   /** Candidates the helper's instance verified so far (its running count, as verified()), and
    * those of the helpers before it. */
   private helperVerified = 0;
@@ -344,53 +354,62 @@ class WasmScanner implements NativeScanner {
   helped = 0;
 
   /**
-   * buf[0, n) in two halves of whole lines, [0, split) here and [split, n) in the helper thread at
-   * the same time, each walked as a block of its own (a key never holds a line break, so each
-   * half's hits are the whole block's hits there), then joined: the second half's line numbers,
-   * positions and indexes moved on by the first's. The same result as one walk of the block.
+   * buf[0, n) in two parts of whole lines when a helper runs and the block is large: [0, split)
+   * scanned here while the helper scans [split, n) in its own work area. `first` is the first
+   * part's walk; `rest()` waits for the second's (its line numbers, positions and indexes are its
+   * own: add first.total and `split`), or undefined when it cannot be had (then the caller walks
+   * [split, n) in JS). The caller walks the first part while the helper is still at the second.
+   * Each part is walked as a block of its own: a key never holds a line break, so each part's hits
+   * are the block's hits there. Undefined when the first part does not fit (the JS walk takes the
+   * block). Without a helper, or for a small block: the whole block as `first`.
    */
-  private scanLinesSplit(buf: Uint8Array, n: number, split: number): NativeLines | undefined {
+  scanParts(buf: Uint8Array, n: number): NativeParts | undefined {
+    const split = this.helper && n >= SPLIT_MIN && n <= MAX_BLOCK ? splitPoint(buf, n, this.share) : -1;
+    if (split < 0) {
+      const whole = this.scanLines(buf, n);
+      return whole && { first: whole };
+    }
     const helper = this.helper!;
     const nb = n - split;
-    const atA = layout(this.area, split, firstCap(split));
-    const atB = layout(atA.end, nb, firstCap(nb));
+    // everything this thread scans for this block (the first part, again with more room, the
+    // stripped text of its coloured lines, a JSON line's values) stays below what an n-byte block
+    // with room for a hit per byte needs; the helper's area is above it
+    const atB = layout(layout(this.area, n, n + 1024).end, nb, firstCap(nb));
     this.reserve(atB.end);
     this.place(buf.subarray(split, n), nb, atB);
     helper.post(this.helperCfg, atB, nb);
-    let a: NativeLines | undefined;
-    const r = this.fn.scan(CFG, this.placeAt(buf, split, atA), split, atA.cand, atA.out, atA.cap);
-    if (r >= 0) {
-      const hits = this.fn.hits();
-      const lines = this.fn.lines(CFG, atA.block, split, hits, r, atA.lines, atA.linesCap, atA.res, atA.resCap);
-      if (lines >= 0) a = copyLines(this.linesAt(atA, lines, hits, r, this.fn.lineCount(), this.fn.verified()));
+    const t0 = performance.now();
+    const first = this.scanHalf(buf, split);
+    const rest = (): { lines: NativeLines; split: number } | undefined => {
+      // this thread's time for its part: the scan and the caller's walk of it
+      const mainMs = performance.now() - t0;
+      const done = helper.wait();
+      if (done) this.balance(mainMs / split, done.ms / nb);
+      let b: NativeLines | undefined;
+      if (!done) this.stopHelper(); // the thread died or hangs: scan on here from now on
+      else if (done.lines >= 0) {
+        this.helperVerified = done.verified;
+        this.helped++;
+        b = this.linesAt(atB, done.lines, done.hits, done.count, done.total, this.fn.verified());
+      }
+      // its hits or lines did not fit the helper's room (or the helper is gone): here, with more
+      b ??= this.scanHalf(buf.subarray(split, n), nb);
+      return b && { lines: b, split };
+    };
+    if (!first) {
+      rest(); // (the helper's area is free again; the JS walk takes the whole block)
+      return undefined;
     }
-    const done = helper.wait();
-    let b: NativeLines | undefined;
-    if (!done) this.stopHelper(); // the thread died or hangs: scan on here from now on
-    else if (done.lines >= 0) {
-      this.helperVerified = done.verified;
-      b = copyLines(this.linesAt(atB, done.lines, done.hits, done.count, done.total, this.fn.verified()));
-    }
-    // a half whose hits or lines did not fit (or the helper gone): scanned here with more room
-    a ??= this.scanHalf(buf, split);
-    b ??= this.scanHalf(buf.subarray(split, n), nb);
-    if (!a || !b) return undefined;
-    if (done && done.lines >= 0) this.helped++;
-    return { ...joinLines(a, b, split), verified: this.fn.verified() + this.helperBase + this.helperVerified };
+    return { first, split, rest };
   }
 
-  private placeAt(buf: Uint8Array, n: number, at: Layout): number {
-    this.place(buf, n, at);
-    return at.block;
-  }
-
-  /** One half scanned here on its own (copied out: the next scan reuses the area). */
+  /** One part scanned and walked here on its own (views, valid until the next scan here). */
   private scanHalf(buf: Uint8Array, n: number): NativeLines | undefined {
     const r = this.run(buf, n);
     if (!r) return undefined;
     const hits = this.fn.hits();
     const lines = this.fn.lines(CFG, r.at.block, n, hits, r.count, r.at.lines, r.at.linesCap, r.at.res, r.at.resCap);
-    return lines < 0 ? undefined : copyLines(this.linesAt(r.at, lines, hits, r.count, this.fn.lineCount(), this.fn.verified()));
+    return lines < 0 ? undefined : this.linesAt(r.at, lines, hits, r.count, this.fn.lineCount(), this.fn.verified());
   }
 }
 
@@ -430,46 +449,12 @@ function layout(base: number, n: number, cap: number): Layout {
 /** Blocks this large or larger are split between two threads when a helper runs. */
 const SPLIT_MIN = 64 << 10;
 
-/** Where the second half of buf[0, n) starts: after the first \n from the middle on (-1: none). */
-function splitPoint(buf: Uint8Array, n: number): number {
-  const nl = buf.indexOf(0x0a, n >>> 1);
+/** Where the second part of buf[0, n) starts: after the first \n from n * share on (-1: none). */
+function splitPoint(buf: Uint8Array, n: number, share: number): number {
+  const nl = buf.indexOf(0x0a, Math.floor(n * share));
   return nl >= 0 && nl + 1 < n ? nl + 1 : -1;
 }
 
-function copyLines(l: NativeLines): NativeLines {
-  return { ...l, entries: l.entries.slice(), pairs: l.pairs.slice(), results: l.results.slice() };
-}
-
-/** The walks of [0, split) and [split, n) as one: b's lines, positions and indexes moved on. */
-function joinLines(a: NativeLines, b: NativeLines, split: number): NativeLines {
-  const entries = new Int32Array((a.lines + b.lines) * 8);
-  entries.set(a.entries.subarray(0, a.lines * 8));
-  const hitsA = a.pairs.length >> 1;
-  const resA = a.results.length;
-  for (let i = 0; i < b.lines; i++) {
-    const o = i * 8;
-    const d = (a.lines + i) * 8;
-    const e = b.entries;
-    entries[d] = e[o]! + a.total;
-    entries[d + 1] = e[o + 1]! + split;
-    entries[d + 2] = e[o + 2]! + split;
-    entries[d + 3] = e[o + 3]! + hitsA;
-    entries[d + 4] = e[o + 4]! + hitsA;
-    entries[d + 5] = e[o + 5]!;
-    entries[d + 6] = e[o + 6]! + resA;
-    entries[d + 7] = e[o + 7]! + resA;
-  }
-  const pairs = new Int32Array(a.pairs.length + b.pairs.length);
-  pairs.set(a.pairs);
-  for (let i = 0; i < b.pairs.length; i += 2) {
-    pairs[a.pairs.length + i] = b.pairs[i]! + split;
-    pairs[a.pairs.length + i + 1] = b.pairs[i + 1]!;
-  }
-  const results = new Int32Array(resA + b.results.length);
-  results.set(a.results);
-  results.set(b.results, resA);
-  return { entries, lines: a.lines + b.lines, pairs, results, total: a.total + b.total, verified: 0 };
-}
 
 /** The helper's code: a second instance of the module on the same memory, scanning what the
  * control words say (see ScanHelper). */
@@ -481,6 +466,7 @@ const c = new Int32Array(ctl);
 for (;;) {
   Atomics.wait(c, 0, 0);
   if (Atomics.load(c, 0) === 2) break;
+  const t0 = performance.now();
   try {
     const count = x.scan(c[4], c[5], c[6], c[7], c[8], c[9]);
     c[16] = count;
@@ -494,6 +480,7 @@ for (;;) {
   } catch {
     c[16] = -2;
   }
+  c[21] = Math.round((performance.now() - t0) * 1000);
   Atomics.store(c, 0, 0);
   Atomics.store(c, 1, 1);
   Atomics.notify(c, 1);
@@ -511,13 +498,15 @@ interface HelperResult {
   lines: number;
   total: number;
   verified: number;
+  /** How long the helper took (milliseconds). */
+  ms: number;
 }
 
 /**
- * The thread that scans the second half of each large block (WasmScanner.scanLinesSplit). It
+ * The thread that scans the second part of each large block (WasmScanner.scanParts). It
  * shares the module's memory: the index is there once, and each half has its own work area.
  * Control words (i32, shared): [0] job (0 none, 1 scan, 2 stop), [1] done, [4..13] the scan's and
- * the walk's arguments, [16..20] count, hits, lines, lineCount, verified. The caller blocks in
+ * the walk's arguments, [16..21] count, hits, lines, lineCount, verified, microseconds taken. The caller blocks in
  * wait() for the half (Atomics.wait: the first half took about as long).
  */
 class ScanHelper {
@@ -538,7 +527,13 @@ class ScanHelper {
     }
   }
 
+  /** A job posted and not waited for yet. */
+  private pending = false;
+
   post(cfg: number, at: Layout, n: number): void {
+    // (a caller that never asked for the last part: its job must be done before the area is reused)
+    if (this.pending) this.wait();
+    this.pending = true;
     const c = this.c;
     c[4] = cfg;
     c[5] = at.block;
@@ -557,10 +552,11 @@ class ScanHelper {
 
   /** The posted half's result, or undefined when the helper failed or did not answer in time. */
   wait(): HelperResult | undefined {
+    this.pending = false;
     const c = this.c;
     if (Atomics.wait(c, 1, 0, HELPER_TIMEOUT_MS) === 'timed-out' || c[16]! === -2) return undefined;
     const count = c[16]!;
-    return { count, hits: c[17]!, lines: count >= 0 ? c[18]! : -1, total: c[19]!, verified: c[20]! };
+    return { count, hits: c[17]!, lines: count >= 0 ? c[18]! : -1, total: c[19]!, verified: c[20]!, ms: c[21]! / 1000 };
   }
 
   stop(): void {
