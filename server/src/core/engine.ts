@@ -547,8 +547,8 @@ export class MatchEngine {
   }
 
   /**
-   * Let file scans (scanBytes) use a second thread: each large block's second half is scanned
-   * there while this thread scans the first (the same results; see engine/wasmScan.ts
+   * Let file scans (scanBytes) use a second thread: each large block's second part is scanned
+   * there while this thread scans and walks the first (the same results; see engine/wasmScan.ts
    * ScanHelper). `spawn` starts the thread (the CLI passes node:worker_threads). False when the
    * scanner cannot (no WebAssembly, no shared memory). Builds the byte index if needed.
    */

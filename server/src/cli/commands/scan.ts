@@ -54,7 +54,7 @@ frames and quoted code none.
                        $ERROR_EXPLAINER_INDEX_CACHE or ~/.cache/error-explainer/index, keyed by
                        the content of the record files and this program's build)
   --threads N        1: scan in this thread only; 2 (the default where there are 2 or more
-                       processors): a second thread scans half of each block of large inputs
+                       processors): a second thread scans part of each block of large inputs
                        (the same results)
 
 Exit status: 0 ok, 1 --fail-on reached, 2 usage or I/O error.`;

@@ -111,14 +111,27 @@ export function textBits(text: string): number {
     // a token repeated adds little
     const again = seen.has(t);
     seen.add(t);
-    let b: number;
-    if (/^\d+$/.test(t)) b = Math.min(16, 3.3 * t.length);
-    else if (t.length === 1 && !/[A-Za-z]/.test(t)) b = COMMON_PUNCT.has(t) ? 1.5 : 3.5;
-    else if (isIdentifier(t)) b = Math.min(28, 14 + t.length);
-    else b = wordBits(t);
+    const b = tokenBits(t);
     bits += again ? b / 4 : b;
   }
   return bits;
+}
+
+/** Bits of one token, remembered: record sets repeat the same words (`the`, `failed`, `{`) in
+ * thousands of messages, and a scan reads the specificity of every record it matches. */
+const tokenCache = new Map<string, number>();
+
+function tokenBits(t: string): number {
+  let b = tokenCache.get(t);
+  if (b !== undefined) return b;
+  if (/^\d+$/.test(t)) b = Math.min(16, 3.3 * t.length);
+  else if (t.length === 1 && !/[A-Za-z]/.test(t)) b = COMMON_PUNCT.has(t) ? 1.5 : 3.5;
+  else if (isIdentifier(t)) b = Math.min(28, 14 + t.length);
+  else b = wordBits(t);
+  // (bounded: identifiers are many and rarely seen twice)
+  if (tokenCache.size >= 1 << 18) tokenCache.clear();
+  tokenCache.set(t, b);
+  return b;
 }
 
 const specificityCache = new Map<string, number>();

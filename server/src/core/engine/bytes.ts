@@ -308,17 +308,18 @@ export interface NativeScanner {
   /** Bytes of the module's memory (its copy of the index, the chain table, the block work area). */
   readonly memoryBytes: number;
   scan(buf: Uint8Array, n: number): { pos: Int32Array; rec: Int32Array; count: number } | undefined;
-  /** scan, then the line walk (engine.ts matchAlignedBytes does it in JS otherwise): the lines that
-   * hold hits or an ESC / backslash byte. Views into the module's memory, valid until the next call. */
+  /** scan, then the line walk (engine/blocks.ts jsWalk does it in JS otherwise): the lines that
+   * hold hits or an ESC / backslash byte, in one part. Views into the module's memory, valid until
+   * the next call. */
   scanLines(buf: Uint8Array, n: number): NativeLines | undefined;
   /** scanLines in two parts when a helper thread runs (see NativeParts), else the whole block as
    * the first part. */
   scanParts(buf: Uint8Array, n: number): NativeParts | undefined;
-  /** Let a second thread scan half of each large block in scanLines (engine/wasmScan.ts
-   * ScanHelper); false when this scanner cannot (no shared memory, no thread). */
+  /** Let a second thread scan the second part of each large block in scanParts
+   * (engine/wasmScan.ts ScanHelper); false when this scanner cannot (no shared memory, no thread). */
   startHelper(spawn: SpawnThread): boolean;
   stopHelper(): void;
-  /** Blocks whose second half a helper thread scanned so far. */
+  /** Blocks whose second part a helper thread scanned so far. */
   readonly helped: number;
 }
 
@@ -469,12 +470,9 @@ export class ByteIndex {
     }
   }
 
-  /** The scan plus the line walk in the WebAssembly module (see NativeLines), or undefined when
-   * there is no module or it gives up on this block (then: scan, and the walk in JS). */
-  scanLines(buf: Uint8Array, n: number): NativeLines | undefined {
-    return this.native?.scanLines(buf, n);
-  }
-
+  /** The scan plus the line walk in the WebAssembly module, in up to two parts (see NativeParts),
+   * or undefined when there is no module or it gives up on this block (then: scan, and the walk
+   * in JS). */
   scanParts(buf: Uint8Array, n: number): NativeParts | undefined {
     return this.native?.scanParts(buf, n);
   }

@@ -19,7 +19,7 @@ interface WasmApi {
 const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
 
 const PAGE = 65536;
-/** The module's memory is shared (a helper thread scans half of each block: see ScanHelper) and so
+/** The module's memory is shared (a helper thread scans part of each large block: see ScanHelper) and so
  * declares its maximum: 4 GiB, all a 32-bit module can address (only what is used is committed). */
 const MAX_PAGES = 65536;
 /** Room for the string values of one JSON line matched in the module (more: matched in JS). */
@@ -229,7 +229,7 @@ class WasmScanner implements NativeScanner {
   }
 
   /** Start the helper thread (see ScanHelper): from then on scanLines splits large blocks in two
-   * and the helper scans the second half while this thread scans the first. False when no thread
+   * and the helper scans the second part while this thread scans and walks the first. False when no thread
    * can be started here. */
   startHelper(spawn: SpawnThread): boolean {
     if (this.shared && !this.helper) {
@@ -379,7 +379,7 @@ class WasmScanner implements NativeScanner {
     this.place(buf.subarray(split, n), nb, atB);
     helper.post(this.helperCfg, atB, nb);
     const t0 = performance.now();
-    const first = this.scanHalf(buf, split);
+    const first = this.scanPart(buf, split);
     const rest = (): { lines: NativeLines; split: number } | undefined => {
       // this thread's time for its part: the scan and the caller's walk of it
       const mainMs = performance.now() - t0;
@@ -393,7 +393,7 @@ class WasmScanner implements NativeScanner {
         b = this.linesAt(atB, done.lines, done.hits, done.count, done.total, this.fn.verified());
       }
       // its hits or lines did not fit the helper's room (or the helper is gone): here, with more
-      b ??= this.scanHalf(buf.subarray(split, n), nb);
+      b ??= this.scanPart(buf.subarray(split, n), nb);
       return b && { lines: b, split };
     };
     if (!first) {
@@ -404,7 +404,7 @@ class WasmScanner implements NativeScanner {
   }
 
   /** One part scanned and walked here on its own (views, valid until the next scan here). */
-  private scanHalf(buf: Uint8Array, n: number): NativeLines | undefined {
+  private scanPart(buf: Uint8Array, n: number): NativeLines | undefined {
     const r = this.run(buf, n);
     if (!r) return undefined;
     const hits = this.fn.hits();
@@ -455,7 +455,6 @@ function splitPoint(buf: Uint8Array, n: number, share: number): number {
   return nl >= 0 && nl + 1 < n ? nl + 1 : -1;
 }
 
-
 /** The helper's code: a second instance of the module on the same memory, scanning what the
  * control words say (see ScanHelper). */
 const HELPER_SOURCE = `
@@ -490,7 +489,7 @@ for (;;) {
 /** How long a block may take the helper before it is given up (it hangs or died). */
 const HELPER_TIMEOUT_MS = 20_000;
 
-/** What the helper found in its half: as the module's own calls return them (lines -1: did not
+/** What the helper found in its part: as the module's own calls return them (lines -1: did not
  * fit). */
 interface HelperResult {
   count: number;
@@ -504,10 +503,11 @@ interface HelperResult {
 
 /**
  * The thread that scans the second part of each large block (WasmScanner.scanParts). It
- * shares the module's memory: the index is there once, and each half has its own work area.
+ * shares the module's memory: the index is there once, and each part has its own work area.
  * Control words (i32, shared): [0] job (0 none, 1 scan, 2 stop), [1] done, [4..13] the scan's and
- * the walk's arguments, [16..21] count, hits, lines, lineCount, verified, microseconds taken. The caller blocks in
- * wait() for the half (Atomics.wait: the first half took about as long).
+ * the walk's arguments, [16..21] count, hits, lines, lineCount, verified, microseconds taken. The
+ * caller blocks in wait() for the part (Atomics.wait; the split follows the threads' times, so it
+ * is mostly done by then).
  */
 class ScanHelper {
   private constructor(
@@ -550,7 +550,7 @@ class ScanHelper {
     Atomics.notify(c, 0);
   }
 
-  /** The posted half's result, or undefined when the helper failed or did not answer in time. */
+  /** The posted part's result, or undefined when the helper failed or did not answer in time. */
   wait(): HelperResult | undefined {
     this.pending = false;
     const c = this.c;
