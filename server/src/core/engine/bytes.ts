@@ -809,8 +809,8 @@ export function buildByteIndexOf(n: number, literalsOf: (i: number) => RecordLit
   const c8 = counts(8, true);
   let pre = new Float64Array(256);
   const unkeyed: number[] = [];
-  const short: number[] = []; // records for T4 / T2 (placed once their strides are known)
-  const single: number[] = []; // records whose literals are single bytes: T2 at stride 1
+  let short: number[] = []; // records for T4 / T2 (placed once their strides are known)
+  let single: number[] = []; // records whose literals are single bytes: T2 at stride 1
   const strided: [ByteTier, number][] = [
     [t12, 12],
     [t8, 8],
@@ -889,7 +889,25 @@ export function buildByteIndexOf(n: number, literalsOf: (i: number) => RecordLit
     return new ByteIndex({ a16, a8, t12, t8, t4, t4s, t2 }, unkeyed, pairs);
   }
   // many: the short tiers T4s and T2, strides from their shortest keys (a 4-byte literal is probed
-  // at every byte); T4's 7-byte keys stay as they are
+  // at every byte); T4's 7-byte keys stay as they are. Those of 2-3 bytes and single bytes go to
+  // pair keys when they are few (a T2 pass probes every byte or two for them: with 10k log
+  // templates, two such records cost a third of the scan)
+  const tiny = short.filter((i) => {
+    let l = 0;
+    for (let k = first[i]!; k < first[i + 1]!; k++) if (len[k]! > l) l = len[k]!;
+    return l < 4;
+  });
+  const pairs = new PairKeys();
+  if (tiny.length + single.length <= PAIR_MAX) {
+    for (const i of [...tiny, ...single]) {
+      let k0 = first[i]!;
+      for (let k = first[i]!; k < first[i + 1]!; k++) if (len[k]! > len[k0]!) k0 = k;
+      pairs.add(i, bytes, off[k0]!, Math.min(len[k0]!, PAIR_KEY));
+    }
+    const paired = new Set(tiny);
+    short = short.filter((i) => !paired.has(i));
+    single = [];
+  }
   let min4 = 7;
   let min2 = 3;
   const toT4: number[] = [];
@@ -942,10 +960,10 @@ export function buildByteIndexOf(n: number, literalsOf: (i: number) => RecordLit
         c = bytes[off[k]!]!;
       }
     }
-    const pairs = singlePairs(c);
-    for (let d = 0; d < 256; d++) t2.add(i, pairs, 2 * d);
+    const keys = singlePairs(c);
+    for (let d = 0; d < 256; d++) t2.add(i, keys, 2 * d);
   }
-  return new ByteIndex({ a16, a8, t12, t8, t4, t4s, t2 }, unkeyed);
+  return new ByteIndex({ a16, a8, t12, t8, t4, t4s, t2 }, unkeyed, pairs);
 }
 
 /** At most this many records with only short literals are searched as pair keys (more: T4/T2). */
