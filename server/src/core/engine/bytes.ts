@@ -876,34 +876,33 @@ export function buildByteIndexOf(n: number, literalsOf: (i: number) => RecordLit
     else if (first[i + 1]! > first[i]!) single.push(i);
     else unkeyed.push(i);
   }
+  // a record's longest literal (its index in off/len), and pair keys made of those
+  const longestOf = (i: number): number => {
+    let k0 = first[i]!;
+    for (let k = first[i]!; k < first[i + 1]!; k++) if (len[k]! > len[k0]!) k0 = k;
+    return k0;
+  };
+  const pairs = new PairKeys();
+  const toPairs = (recs: number[]): void => {
+    for (const i of recs) {
+      const k0 = longestOf(i);
+      pairs.add(i, bytes, off[k0]!, Math.min(len[k0]!, PAIR_KEY));
+    }
+  };
   // few records with only short literals: each key searched on its own by a pair of its rarest bytes
   // (16 positions at a time), so one short record costs about what its occurrences cost and never
   // a probe at every byte
   if (short.length + single.length <= PAIR_MAX) {
-    const pairs = new PairKeys();
-    for (const i of [...short, ...single]) {
-      let k0 = first[i]!;
-      for (let k = first[i]!; k < first[i + 1]!; k++) if (len[k]! > len[k0]!) k0 = k;
-      pairs.add(i, bytes, off[k0]!, Math.min(len[k0]!, PAIR_KEY));
-    }
+    toPairs([...short, ...single]);
     return new ByteIndex({ a16, a8, t12, t8, t4, t4s, t2 }, unkeyed, pairs);
   }
   // many: the short tiers T4s and T2, strides from their shortest keys (a 4-byte literal is probed
   // at every byte); T4's 7-byte keys stay as they are. Those of 2-3 bytes and single bytes go to
   // pair keys when they are few (a T2 pass probes every byte or two for them: with 10k log
   // templates, two such records cost a third of the scan)
-  const tiny = short.filter((i) => {
-    let l = 0;
-    for (let k = first[i]!; k < first[i + 1]!; k++) if (len[k]! > l) l = len[k]!;
-    return l < 4;
-  });
-  const pairs = new PairKeys();
+  const tiny = short.filter((i) => len[longestOf(i)]! < 4);
   if (tiny.length + single.length <= PAIR_MAX) {
-    for (const i of [...tiny, ...single]) {
-      let k0 = first[i]!;
-      for (let k = first[i]!; k < first[i + 1]!; k++) if (len[k]! > len[k0]!) k0 = k;
-      pairs.add(i, bytes, off[k0]!, Math.min(len[k0]!, PAIR_KEY));
-    }
+    toPairs([...tiny, ...single]);
     const paired = new Set(tiny);
     short = short.filter((i) => !paired.has(i));
     single = [];
@@ -913,8 +912,7 @@ export function buildByteIndexOf(n: number, literalsOf: (i: number) => RecordLit
   const toT4: number[] = [];
   const toT2: number[] = [];
   for (const i of short) {
-    let l = 0;
-    for (let k = first[i]!; k < first[i + 1]!; k++) if (len[k]! > l) l = len[k]!;
+    const l = len[longestOf(i)]!;
     if (l >= 4) {
       toT4.push(i);
       min4 = Math.min(min4, l);

@@ -379,7 +379,7 @@ class WasmScanner implements NativeScanner {
     this.place(buf.subarray(split, n), nb, atB);
     helper.post(this.helperCfg, atB, nb);
     const t0 = performance.now();
-    const first = this.scanPart(buf, split);
+    const first = this.scanLines(buf, split);
     const rest = (): { lines: NativeLines; split: number } | undefined => {
       // this thread's time for its part: the scan and the caller's walk of it
       const mainMs = performance.now() - t0;
@@ -393,7 +393,7 @@ class WasmScanner implements NativeScanner {
         b = this.linesAt(atB, done.lines, done.hits, done.count, done.total, this.fn.verified());
       }
       // its hits or lines did not fit the helper's room (or the helper is gone): here, with more
-      b ??= this.scanPart(buf.subarray(split, n), nb);
+      b ??= this.scanLines(buf.subarray(split, n), nb);
       return b && { lines: b, split };
     };
     if (!first) {
@@ -401,15 +401,6 @@ class WasmScanner implements NativeScanner {
       return undefined;
     }
     return { first, split, rest };
-  }
-
-  /** One part scanned and walked here on its own (views, valid until the next scan here). */
-  private scanPart(buf: Uint8Array, n: number): NativeLines | undefined {
-    const r = this.run(buf, n);
-    if (!r) return undefined;
-    const hits = this.fn.hits();
-    const lines = this.fn.lines(CFG, r.at.block, n, hits, r.count, r.at.lines, r.at.linesCap, r.at.res, r.at.resCap);
-    return lines < 0 ? undefined : this.linesAt(r.at, lines, hits, r.count, this.fn.lineCount(), this.fn.verified());
   }
 }
 
