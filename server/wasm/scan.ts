@@ -8,7 +8,8 @@
 // Config block at `cfg` (i32 words), one row of 8 per tier (T12, T8, T4 at bytes 0, 32, 64; A16
 // and A8 at 128, 160; T2 at 192; T4s at 256):
 //   [filterPtr, filterShift, tablePtr, buckets, keyLen, size, bitmapBits, stride]
-// and at 224 the pair keys: [tablePtr, count] (16 bytes each: record, length, o1, o2, 0, key bytes).
+// and at 224 the pair keys: [tablePtr, count] (16 bytes each: record, length, o1, o2, 0, key bytes),
+// then the longer keys: [atPtr, poolPtr] (see longerHolds).
 // Filter: T12 and A16 are blocked Bloom filters (2^(32 - filterShift) words; one word per hash,
 // two bits set in it); A8, T8 and T4 (few records) are plain bitmaps of 2^bitmapBits bits indexed
 // by the hash's top bits.
@@ -79,6 +80,30 @@ function fingerprint(p: usize, m: i32): i32 {
   return h ^ <i32>(<u32>h >>> 15);
 }
 
+/** Payload bit of a key whose hits are kept only where its longer literal is (bytes.ts
+ * LongerKeys); the window offset is the payload's low 3 bits. */
+const EXTENDED: i32 = 8;
+/** The longer keys (cfg words 58, 59): per record 1 + its entry's offset in the pool (i32), and
+ * the pool: [bytes before the key, length, bytes]. */
+let longerAt: usize = 0;
+let longerPool: usize = 0;
+
+/** Is record rec's longer literal around its key occurrence at block + at (LongerKeys.holds in
+ * bytes.ts)? */
+function longerHolds(rec: i32, block: usize, at: i32): bool {
+  const e = load<i32>(longerAt + (<usize>rec << 2)) - 1;
+  if (e < 0) return true;
+  const q = longerPool + <usize>e;
+  const s = at - <i32>load<u8>(q);
+  if (s < 0) return false;
+  const len = <i32>load<u8>(q, 1);
+  const p = block + <usize>s;
+  let k: i32 = 0;
+  for (; k + 8 <= len; k += 8) if (load<u64>(p + <usize>k) != load<u64>(q + 2 + <usize>k)) return false;
+  for (; k < len; k++) if (load<u8>(p + <usize>k) != load<u8>(q + 2 + <usize>k)) return false;
+  return true;
+}
+
 let outPtr: usize = 0;
 let outCap: i32 = 0;
 let outCount: i32 = 0;
@@ -108,13 +133,13 @@ function probe(row: usize, h: i32, probe: i32, block: usize, n: i32): void {
       eq &= eq - 1;
       const slot = base + (<usize>i << 2);
       const payload = load<i32>(slot, SLOTS * 8);
-      const at = probe - (payload & 15);
+      const at = probe - (payload & 7);
       if (at < 0) continue; // (a key may end in the zero padding: see bytes.ts probe)
       if (at != fpAt) {
         fp = fingerprint(block + <usize>at, m);
         fpAt = at;
       }
-      if (load<i32>(slot, SLOTS * 4) == fp) {
+      if (load<i32>(slot, SLOTS * 4) == fp && ((payload & EXTENDED) == 0 || longerHolds(<i32>(<u32>payload >>> 4), block, at))) {
         if (outCount >= outCap) {
           outCount = -1;
           return;
@@ -222,6 +247,8 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
   outPtr = out;
   outCap = cap;
   outCount = 0;
+  longerAt = <usize>load<i32>(cfg, 232);
+  longerPool = <usize>load<i32>(cfg, 236);
   const lastWord = (n + 3) >>> 2;
   const r12 = cfg;
   const r8 = cfg + ROW;

@@ -132,6 +132,36 @@ describe('engine: matchBytes (byte-level block scan)', () => {
     for (const eng of [e, js]) for (const shift of [0, 1, 3]) assert.deepEqual(viaBytes(eng, text, shift), want, `shift ${shift}`);
   });
 
+  it('a short key of a longer literal is a hit only where the whole literal is (LongerKeys): no hits from its windows elsewhere, the same matches', () => {
+    const entries = [
+      entry('abc', 'abc {x} qwe'), // 4-byte literals: T4s probes every byte, its keys are 4 bytes
+      ...Array.from({ length: 20 }, (_, i) => entry(`s${i}`, `st${String.fromCharCode(97 + i)}tic`)), // 6-byte literals
+      entry('cfg', '{name} configured'), // an 8-byte anchored key of a 10-byte literal
+    ];
+    // every window of `stbtic` (and `configur` of `configured`), never the literal
+    const decoys = ['stbtu tbtio btica', 'x configure', 'set configur done'];
+    const real = ['stbtic', 'x configured', 'a stctic b', 'abc 1 qwe'];
+    const text = [...decoys, ...real].join('\n') + '\n';
+    const want = reference(MatchEngine.build(entries), text);
+    assert.deepEqual(want.got.map((g) => g[0]), [3, 4, 5, 6]);
+    const decoyBytes = Buffer.byteLength(decoys.join('\n') + '\n');
+    for (const wasm of [true, false]) {
+      const e = MatchEngine.build(entries);
+      const idx = e.byteIndex({ wasm });
+      assert.equal(idx.stats.native, wasm);
+      assert.equal(idx.stats.t4s, 21, JSON.stringify(idx.stats));
+      assert.equal(idx.stats.a8, 1, JSON.stringify(idx.stats));
+      const enc = Buffer.from(text);
+      const buf = new Uint8Array(enc.length + 32);
+      buf.set(enc);
+      const hits = idx.scan(buf, enc.length);
+      const at = Array.from(hits.pos.subarray(0, hits.count));
+      assert.deepEqual(at.filter((p) => p < decoyBytes), [], `no hit on the decoy lines (${wasm ? 'WebAssembly' : 'JS'})`);
+      assert.equal(at.length, 4, `one hit per real occurrence (${wasm ? 'WebAssembly' : 'JS'})`);
+      for (const shift of [0, 1, 3]) assert.deepEqual(viaBytes(e, text, shift), want, `shift ${shift}`);
+    }
+  });
+
   const SEED = Number(process.env['BYTES_SEED'] ?? 21);
   it(`same results at every byte alignment of a line and across many random blocks (seed ${SEED})`, () => {
     const records = generateRecords(500, 9);

@@ -124,6 +124,9 @@ const LOAD = 3.5;
 export const SLOTS = 5;
 export const BUCKET_WORDS = 16;
 const OVERFLOW = 0x100;
+/** Payload bit of a key whose hits are kept only where its longer literal is (ByteIndex.ext); the
+ * window offset is the payload's low 3 bits (strides are at most 8). */
+const EXTENDED = 8;
 
 /** One tier: fixed window span, stride and key length; a Bloom filter in front of a bucketed
  * hash table of [window hash, key fingerprint, record * 16 + window offset]. */
@@ -164,15 +167,18 @@ export class ByteTier {
   records = 0;
   private lastRec = -1;
 
-  /** Record rec's key: the keyLen bytes of src at off. */
-  add(rec: number, src: Uint8Array, off: number): void {
+  /** Record rec's key: the keyLen bytes of src at off. `extended`: a hit is kept only where the
+   * key's longer literal is (ByteIndex.ext). */
+  add(rec: number, src: Uint8Array, off: number, extended = false): void {
     this.pendingSrc.push(src);
     if (rec !== this.lastRec) this.records++;
     this.lastRec = rec;
     this.pendingRecs.push(rec);
     this.pendingOffs.push(off);
+    this.pendingExt.push(extended);
     this.count++;
   }
+  private readonly pendingExt: boolean[] = [];
 
   build(): void {
     const keys = this.pendingOffs.length;
@@ -214,7 +220,7 @@ export class ByteTier {
           if (used < SLOTS) {
             t[base + used] = h;
             t[base + SLOTS + used] = fp;
-            t[base + 2 * SLOTS + used] = rec * 16 + off;
+            t[base + 2 * SLOTS + used] = rec * 16 + (this.pendingExt[s] ? EXTENDED : 0) + off;
             t[base + 15] = (t[base + 15]! & OVERFLOW) | (used + 1);
             break;
           }
@@ -226,6 +232,7 @@ export class ByteTier {
     this.pendingOffs.length = 0;
     this.pendingRecs.length = 0;
     this.pendingSrc.length = 0;
+    this.pendingExt.length = 0;
   }
 
   bytes(): number {
@@ -267,6 +274,66 @@ export interface ByteIndexSnapshot {
   tiers: Record<keyof ByteTiers, TierSnapshot>;
   unkeyed: number[];
   pairs: { table: Uint8Array; count: number };
+  longer: { at: Int32Array; pool: Uint8Array };
+}
+
+/** Bytes of a literal kept around a short key (LongerKeys). */
+const LONGER_MAX = 32;
+
+/**
+ * Longer keys: a record whose key is a short window (8 bytes or less: tiers A8, T4, T4s, T2) of a
+ * longer literal has up to LONGER_MAX bytes of that literal around it here, and a hit of its key is
+ * kept only where they are (`stat` of `static` is no hit in `status`, `configur` of ` configured`
+ * none in `configure`). Exact: wherever the record matches, the literal is there whole, and it
+ * never starts before its block (a block, or a part of one, starts at a line start) nor reaches
+ * past its zero padding (a literal holds no zero byte). Per record `at[rec]` is 1 + the offset of
+ * its entry in `pool` (0: none); an entry is [bytes of the literal before the key, length, the
+ * literal's bytes].
+ */
+export class LongerKeys {
+  constructor(
+    public at: Int32Array,
+    public pool: Uint8Array = new Uint8Array(1024),
+    private size = 0,
+  ) {}
+
+  /** Keep the literal src[partOff, partOff + partLen) around the key at keyOff (keyLen bytes) for
+   * record rec; false when it is no longer than the key. */
+  add(rec: number, src: Uint8Array, partOff: number, partLen: number, keyOff: number, keyLen: number): boolean {
+    if (partLen <= keyLen) return false;
+    const start = Math.max(partOff, keyOff - (LONGER_MAX >>> 1));
+    const end = Math.min(partOff + partLen, start + LONGER_MAX);
+    if (this.size + 2 + (end - start) > this.pool.length) {
+      const p = new Uint8Array(this.pool.length * 2 + LONGER_MAX);
+      p.set(this.pool.subarray(0, this.size));
+      this.pool = p;
+    }
+    const e = this.size;
+    this.pool[e] = keyOff - start;
+    this.pool[e + 1] = end - start;
+    this.pool.set(src.subarray(start, end), e + 2);
+    this.size += 2 + (end - start);
+    this.at[rec] = e + 1;
+    return true;
+  }
+
+  /** Is record rec's literal around its key occurrence at buf[keyAt]? (The WebAssembly scanner's
+   * longerHolds does the same.) */
+  holds(rec: number, buf: Uint8Array, keyAt: number): boolean {
+    const e = this.at[rec]! - 1;
+    if (e < 0) return true;
+    const pool = this.pool;
+    const s = keyAt - pool[e]!;
+    if (s < 0) return false;
+    const len = pool[e + 1]!;
+    for (let k = 0; k < len; k++) if (buf[s + k] !== pool[e + 2 + k]) return false;
+    return true;
+  }
+
+  /** The pool as used (the index cache, the module's copy). */
+  bytes(): Uint8Array {
+    return this.pool.subarray(0, this.size);
+  }
 }
 
 export interface ByteHits {
@@ -374,6 +441,8 @@ export class ByteIndex {
     /** Records with only short literals, when few: searched key by key. */
     readonly pairs: PairKeys = new PairKeys(),
     built = false,
+    /** Longer keys of records with short keys (none: a record's key alone decides). */
+    readonly ext: LongerKeys = new LongerKeys(new Int32Array(0)),
   ) {
     const { a16, a8, t12, t8, t4, t4s, t2 } = tiers;
     if (
@@ -394,6 +463,7 @@ export class ByteIndex {
       tiers: { a16: t.a16.snapshot(), a8: t.a8.snapshot(), t12: t.t12.snapshot(), t8: t.t8.snapshot(), t4: t.t4.snapshot(), t4s: t.t4s.snapshot(), t2: t.t2.snapshot() },
       unkeyed: this.unkeyed,
       pairs: { table: this.pairs.table, count: this.pairs.count },
+      longer: { at: this.ext.at, pool: this.ext.bytes() },
     };
   }
 
@@ -403,7 +473,7 @@ export class ByteIndex {
     pairs.count = s.pairs.count;
     const t = s.tiers;
     const tiers: ByteTiers = { a16: ByteTier.restore(t.a16), a8: ByteTier.restore(t.a8), t12: ByteTier.restore(t.t12), t8: ByteTier.restore(t.t8), t4: ByteTier.restore(t.t4), t4s: ByteTier.restore(t.t4s), t2: ByteTier.restore(t.t2) };
-    return new ByteIndex(tiers, s.unkeyed, pairs, true);
+    return new ByteIndex(tiers, s.unkeyed, pairs, true, new LongerKeys(s.longer.at, s.longer.pool.slice(), s.longer.pool.length));
   }
 
   /** Sizes; bytes: the JS index (filters and tables), nativeBytes: the WebAssembly module's memory. */
@@ -457,13 +527,13 @@ export class ByteIndex {
         const payload = table[base + 2 * SLOTS + i]!;
         // (a key may end in the zero padding after n: no key holds a zero byte but the pairs of a
         // one-byte key, whose occurrence at the block's last byte is found that way)
-        const at = probe - (payload & 15);
+        const at = probe - (payload & 7);
         if (at < 0) continue;
         if (at !== fpAt) {
           fp = fingerprint(buf, at, m);
           fpAt = at;
         }
-        if (table[base + SLOTS + i] === fp) this.push(at, payload >>> 4);
+        if (table[base + SLOTS + i] === fp && ((payload & EXTENDED) === 0 || this.ext.holds(payload >>> 4, buf, at))) this.push(at, payload >>> 4);
       }
       if ((meta & OVERFLOW) === 0) return;
       bucket = bucket + 1 === t.buckets ? 0 : bucket + 1;
@@ -807,6 +877,20 @@ export function buildByteIndexOf(n: number, literalsOf: (i: number) => RecordLit
   };
   const c16 = counts(16, true);
   const c8 = counts(8, true);
+  // a short key (8 bytes or less) of a longer literal: its hits are kept where the literal is
+  const longer = new LongerKeys(new Int32Array(n));
+  const addKey = (tier: ByteTier, i: number, key: number): void => {
+    let extended = false;
+    if (tier.keyLen <= 8) {
+      for (let k = first[i]!; k < first[i + 1]!; k++) {
+        if (off[k]! <= key && key + tier.keyLen <= off[k]! + len[k]!) {
+          extended = longer.add(i, bytes, off[k]!, len[k]!, key, tier.keyLen);
+          break;
+        }
+      }
+    }
+    tier.add(i, bytes, key, extended);
+  };
   let pre = new Float64Array(256);
   const unkeyed: number[] = [];
   let short: number[] = []; // records for T4 / T2 (placed once their strides are known)
@@ -870,8 +954,8 @@ export function buildByteIndexOf(n: number, literalsOf: (i: number) => RecordLit
         }
       }
     }
-    if (keyA >= 0 && (bestA >= ANCHOR_GOOD || bestA + ANCHOR_PREFERENCE >= bestS)) tierA.add(i, bytes, keyA);
-    else if (keyS >= 0) tierS.add(i, bytes, keyS);
+    if (keyA >= 0 && (bestA >= ANCHOR_GOOD || bestA + ANCHOR_PREFERENCE >= bestS)) addKey(tierA, i, keyA);
+    else if (keyS >= 0) addKey(tierS, i, keyS);
     else if (longest >= 2) short.push(i);
     else if (first[i + 1]! > first[i]!) single.push(i);
     else unkeyed.push(i);
@@ -894,7 +978,7 @@ export function buildByteIndexOf(n: number, literalsOf: (i: number) => RecordLit
   // a probe at every byte
   if (short.length + single.length <= PAIR_MAX) {
     toPairs([...short, ...single]);
-    return new ByteIndex({ a16, a8, t12, t8, t4, t4s, t2 }, unkeyed, pairs);
+    return new ByteIndex({ a16, a8, t12, t8, t4, t4s, t2 }, unkeyed, pairs, false, longer);
   }
   // many: the short tiers T4s and T2, strides from their shortest keys (a 4-byte literal is probed
   // at every byte); T4's 7-byte keys stay as they are. Those of 2-3 bytes and single bytes go to
@@ -943,7 +1027,7 @@ export function buildByteIndexOf(n: number, literalsOf: (i: number) => RecordLit
           key = off[k]! + w.start;
         }
       }
-      tier.add(i, bytes, key);
+      addKey(tier, i, key);
     }
   }
   // a record whose literals are single bytes: its rarest byte c, as the 256 two-byte keys (c, any)
@@ -961,7 +1045,7 @@ export function buildByteIndexOf(n: number, literalsOf: (i: number) => RecordLit
     const keys = singlePairs(c);
     for (let d = 0; d < 256; d++) t2.add(i, keys, 2 * d);
   }
-  return new ByteIndex({ a16, a8, t12, t8, t4, t4s, t2 }, unkeyed, pairs);
+  return new ByteIndex({ a16, a8, t12, t8, t4, t4s, t2 }, unkeyed, pairs, false, longer);
 }
 
 /** At most this many records with only short literals are searched as pair keys (more: T4/T2). */

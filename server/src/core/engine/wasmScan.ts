@@ -3,7 +3,7 @@
 // once into the module's memory, each block is copied in, the hits are copied out. Returns
 // undefined wherever WebAssembly is unavailable; ByteIndex then scans in JS (same results).
 
-import { type ByteIndex, type ByteTier, type NativeLines, type NativeParts, type NativeScanner, type PairKeys, type SpawnThread, BUCKET_WORDS } from './bytes';
+import { type ByteIndex, type ByteTier, type LongerKeys, type NativeLines, type NativeParts, type NativeScanner, type PairKeys, type SpawnThread, BUCKET_WORDS } from './bytes';
 import { SCAN_WASM_BASE64, SCAN_WASM_SHARED_BASE64 } from './scanWasm.generated';
 
 /** The part of the WebAssembly JS API used here (lib "dom" is not in this project's lib). */
@@ -152,6 +152,7 @@ class WasmScanner implements NativeScanner {
     tiers: ByteTier[],
     pairs: PairKeys,
     chains: ChainTable | undefined,
+    longer: LongerKeys,
   ) {
     let size = 640;
     const at: { filter: number; table: number }[] = [];
@@ -164,6 +165,11 @@ class WasmScanner implements NativeScanner {
     }
     const pairsAt = size;
     size = align(size + Math.max(16, pairs.table.byteLength));
+    const longerPool = longer.bytes();
+    const longerAt = { at: size, pool: 0 };
+    size = align(size + longer.at.byteLength);
+    longerAt.pool = size;
+    size = align(size + longerPool.byteLength + 8);
     const pool = chains?.bytes();
     const chainAt = { info: size, pool: 0, stamps: 0, spans: 0 };
     if (chains && pool) {
@@ -211,6 +217,11 @@ class WasmScanner implements NativeScanner {
     new Uint8Array(this.mem.buffer, pairsAt, pairs.table.length).set(pairs.table);
     i32[56] = pairsAt;
     i32[57] = pairs.count;
+    // the longer keys (see LongerKeys) at i32 58, 59
+    new Int32Array(this.mem.buffer, longerAt.at, longer.at.length).set(longer.at);
+    new Uint8Array(this.mem.buffer, longerAt.pool, longerPool.length).set(longerPool);
+    i32[58] = longerAt.at;
+    i32[59] = longerAt.pool;
     if (chains && pool) {
       new Int32Array(this.mem.buffer, chainAt.info, chains.info.length).set(chains.info);
       new Uint8Array(this.mem.buffer, chainAt.pool, pool.length).set(pool);
@@ -566,7 +577,7 @@ export function wasmScanner(index: ByteIndex, chains?: ChainTable): NativeScanne
     const mod = module(shared);
     if (!mod) continue;
     try {
-      return new WasmScanner(wasm, mod, shared === 1, [t12, t8, t4, a16, a8, t2, t4s], index.pairs, chains);
+      return new WasmScanner(wasm, mod, shared === 1, [t12, t8, t4, a16, a8, t2, t4s], index.pairs, chains, index.ext);
     } catch {
       // (a shared memory refused: the plain module)
     }
