@@ -10,6 +10,8 @@ import { type CacheSource, loadThroughCache, readCache, writeCache } from '../..
 import { type FileDigest, type LoadResult, loadRecordsFromPath, mergeRecordSets } from '../../server/src/core/load';
 import type { RecordOrigin } from '../../server/src/core/record';
 import { REPO, tempDir } from '../shared/paths';
+import { ScanRecords } from '../../server/src/core/scanColumns';
+import { confidenceScore, patternBits } from '../../server/src/core/confidence';
 
 const TS_RECORDS = path.join(REPO, 'test/fixtures/real/typescript-records.json');
 
@@ -59,6 +61,32 @@ describe('index cache (core flow)', function () {
     // the same files without the bounds: another key (a bounded load may have refused links)
     const unbounded: CacheSource[] = [{ origin: 'user', path: folder }];
     assert.equal((await loadThroughCache(unbounded, true, { dir, minBytes: 0, full: true }, uncached(unbounded))).cache, 'absent');
+  });
+
+  it('a hit restores the scan columns: each record\'s id, severity and what its confidence reads, as the record gives them (no record is read for them)', async () => {
+    const folder = path.join(tmp, 'records');
+    mkdirSync(folder);
+    copyFileSync(TS_RECORDS, path.join(folder, 'ts.json'));
+    const sources: CacheSource[] = [{ origin: 'user', path: folder }];
+    const first = await loadThroughCache(sources, true, { dir, minBytes: 0 }, uncached(sources));
+    assert.equal(first.load.scanColumns, undefined, 'a miss scores from the records');
+    assert.equal(first.save!(), undefined);
+    const second = await loadThroughCache(sources, true, { dir, minBytes: 0 }, uncached(sources));
+    assert.equal(second.cache, 'hit');
+    const cols = new ScanRecords(second.load.scanColumns!);
+    const records = first.load.catalog.records;
+    assert.equal(cols.length, records.length);
+    const line = 'error TS2304: Cannot find name \'foo\'.';
+    for (let i = 0; i < records.length; i++) {
+      const r = records[i]!;
+      assert.equal(cols.id(i), r.id);
+      assert.equal(cols.severity(i), r.severity);
+      const s = cols.scoredRecord(i);
+      assert.deepEqual([s.messagePattern, s.errorClass, s.errorCode, s.tags?.includes('class-only') ?? false], [r.messagePattern, r.errorClass, r.errorCode, r.tags?.includes('class-only') ?? false]);
+      assert.equal(s.specificity, patternBits(r.messagePattern));
+      const m = { start: 0, end: line.length, codeInLine: true };
+      assert.equal(confidenceScore(s, m, line), confidenceScore(r, m, line));
+    }
   });
 
   it('a link out of a source bound: no cache (the loader reports the link); a load that does not line up: no cache', async () => {

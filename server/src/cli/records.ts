@@ -6,6 +6,7 @@ import { Catalog } from '../core/catalog';
 import { loadRecordsFromPath, mergeRecordSets } from '../core/load';
 import type { FileDigest, LoadResult } from '../core/load';
 import type { ErrorRecord, RecordOrigin, RecordProblem } from '../core/record';
+import type { ScanColumns } from '../core/scanColumns';
 import { IoError } from './command';
 import { type CacheMiss, type CacheOptions, type CacheSource, loadThroughCache } from '../core/indexCache';
 
@@ -44,6 +45,8 @@ export interface LoadedCatalog {
   cache?: 'hit' | CacheMiss | 'off';
   /** With a cache miss: writes the cache file for the next run (after the scan; returns an error message). */
   saveCache?: () => string | undefined;
+  /** With a cache hit: what a scan reads of a matched record (core/scanColumns). */
+  scanColumns?: ScanColumns;
 }
 
 /** Loads bundled (unless noBundled) + user record paths; problems are returned, never thrown.

@@ -47,9 +47,9 @@ export interface Totals {
 export interface Reporter {
   begin(): void;
   match(e: MatchEvent): void;
-  /** A reported match counted by its record only (a reporter that prints nothing of the match
-   * has it: the scan then makes no match object). */
-  tally?(record: ErrorRecord): void;
+  /** A reported match counted by its record's id only (a reporter that prints nothing of the
+   * match has it: the scan then makes no match object). */
+  tally?(id: string): void;
   /** After all files: totals. */
   end(totals: Totals): void;
 }
@@ -139,10 +139,10 @@ class CountReporter implements Reporter {
   constructor(private readonly out: Output) {}
   begin(): void {}
   match(e: MatchEvent): void {
-    this.tally(e.m.record);
+    this.tally(e.m.record.id);
   }
-  tally(record: ErrorRecord): void {
-    this.byRecord.set(record.id, (this.byRecord.get(record.id) ?? 0) + 1);
+  tally(id: string): void {
+    this.byRecord.set(id, (this.byRecord.get(id) ?? 0) + 1);
   }
   end(t: Totals): void {
     // most matched first, then by id: the same text whichever way the scan found the matches

@@ -16,6 +16,7 @@ import { DEFAULT_MIN_CONFIDENCE, PlainScorer, lineFacts } from '../../core/confi
 import type { ErrorBlock } from '../../core/blocks';
 import { LineHits, type LineMatch } from '../../core/engine';
 import { BlockContext } from '../blockContext';
+import { ScanRecords } from '../../core/scanColumns';
 import { FORMATS, type Format, type MatchEvent, createReporter, problemPath } from '../reporters';
 import { COLOR_MODES, type ColorMode, terminalWidth, useColor } from '../terminal';
 import { VERSION } from '../version';
@@ -178,9 +179,12 @@ export const scan: Command = {
     let below = 0;
     let worst = Infinity;
     const records = catalog.records;
-    /** --format count: a match is tallied by its record, no match object made. */
+    /** --format count: a match is tallied by its record's id, no match object made. */
     const tally = reporter.tally?.bind(reporter);
-    const scorer = new PlainScorer((entry) => records[entry]!, records.length, minConfidence);
+    // a plain line's matches are scored (and counted) from the index cache's columns when it has
+    // them: no record is read for that (the first read of a cached record parses its row)
+    const columns = loaded.scanColumns ? new ScanRecords(loaded.scanColumns) : undefined;
+    const scorer = new PlainScorer(columns ? (entry) => columns.scoredRecord(entry) : (entry) => records[entry]!, records.length, minConfidence);
     reporter.begin();
     for (const f of files) {
       const name = f === '-' ? '<stdin>' : format === 'text' || format === 'markdown' ? problemPath(f, io.cwd) : f;
@@ -241,10 +245,16 @@ export const scan: Command = {
           if (tally) {
             for (let k = 0; k < p.count; k++) {
               if (scorer.scoreOf(k) < minConfidence) continue;
-              const record = records[p.entry(k)]!;
+              const entry = p.entry(k);
               matches++;
-              worst = Math.min(worst, severityRank(record.severity));
-              tally(record);
+              if (columns) {
+                worst = Math.min(worst, severityRank(columns.severity(entry)));
+                tally(columns.id(entry));
+              } else {
+                const record = records[entry]!;
+                worst = Math.min(worst, severityRank(record.severity));
+                tally(record.id);
+              }
             }
             return;
           }

@@ -47,6 +47,8 @@ export interface ScoredRecord {
   errorCode: string | null;
   /** `class-only`: an exception raised without a message (its pattern is the class name). */
   tags?: readonly string[];
+  /** patternBits(messagePattern), when the caller has it already (core/scanColumns). */
+  specificity?: number;
 }
 
 /** What the score reads of a match (a LineMatch has these). */
@@ -268,7 +270,7 @@ export function confidenceBits(record: ScoredRecord, match: ScoredMatch, line: s
     reasons?.push({ bits: -30, text: 'an exception class named on a line that is not its exception line' });
     return 0;
   }
-  const spec = patternBits(record.messagePattern);
+  const spec = record.specificity ?? patternBits(record.messagePattern);
   // (ordered by how far it is from an ordinary message's 20 bits)
   reasons?.push({ bits: spec - 20, text: spec >= 30 ? 'specific message text' : spec >= 20 ? 'fairly generic message text' : 'generic message text (common words only)' });
   let bits = spec;
@@ -332,7 +334,7 @@ export function confidenceScore(record: ScoredRecord, match: ScoredMatch, line: 
  * when it is on the line: `codeInLine`). confidenceScore(record, m, line) never exceeds it, so a
  * match whose ceiling is below a threshold needs neither the line's facts nor its score. */
 export function plainScoreCeiling(record: ScoredRecord, codeInLine: boolean): number {
-  let bits = patternBits(record.messagePattern) + STRONG_MARKER_BITS + COVERAGE_MAX_BITS;
+  let bits = (record.specificity ?? patternBits(record.messagePattern)) + STRONG_MARKER_BITS + COVERAGE_MAX_BITS;
   if (codeInLine && record.errorCode) bits += CODE_BITS;
   if (record.errorClass && !record.tags?.includes('class-only')) bits += CLASS_BITS;
   return Math.max(CONTEXT_SCORE, scoreOfBits(bits));

@@ -1,0 +1,94 @@
+// What `scan` reads of a record it matched on a plain line, column by column: the confidence's
+// inputs (specificity, error class, error code, class-only) and what `--format count` and
+// `--fail-on` read (id, severity). The index cache stores the columns, so a warm scan scores and
+// counts its matches without reading a record: the first read of a cached record parses its row,
+// and a scan of 100k records on a 200 MB log read ~50k of them, one per matched record. A cold
+// scan reads the records as they are.
+import { type ScoredRecord, patternBits } from './confidence';
+import { type ErrorRecord, type Severity, SEVERITIES, severityRank } from './record';
+
+export interface ScanColumns {
+  id: readonly string[];
+  pattern: readonly string[];
+  errorCode: readonly (string | null)[];
+  errorClass: readonly (string | null)[];
+  /** patternBits of each pattern (core/confidence). */
+  specificity: Float64Array;
+  /** Bit 0: tagged class-only; bits 1-2: severity rank (record.ts SEVERITIES). */
+  flags: Uint8Array;
+}
+
+const CLASS_ONLY = 1;
+const CLASS_ONLY_TAGS: readonly string[] = ['class-only'];
+
+/** Columns of n rows, to be filled by setColumns. */
+export function emptyColumns(n: number): ScanColumns {
+  return {
+    id: new Array<string>(n),
+    pattern: new Array<string>(n),
+    errorCode: new Array<string | null>(n),
+    errorClass: new Array<string | null>(n),
+    specificity: new Float64Array(n),
+    flags: new Uint8Array(n),
+  };
+}
+
+/** Row i of the columns from `record`. */
+export function setColumns(cols: ScanColumns, i: number, record: ErrorRecord): void {
+  (cols.id as string[])[i] = record.id;
+  (cols.pattern as string[])[i] = record.messagePattern;
+  (cols.errorCode as (string | null)[])[i] = record.errorCode ?? null;
+  (cols.errorClass as (string | null)[])[i] = record.errorClass ?? null;
+  cols.specificity[i] = patternBits(record.messagePattern);
+  cols.flags[i] = (record.tags?.includes('class-only') ? CLASS_ONLY : 0) | (Math.max(0, severityRank(record.severity)) << 1);
+}
+
+/** Are the columns whole and of n rows? (A cache section read back is checked before use.) */
+export function validColumns(c: unknown, n: number): c is ScanColumns {
+  const x = c as Partial<ScanColumns> | null;
+  return (
+    !!x &&
+    [x.id, x.pattern, x.errorCode, x.errorClass].every((a) => Array.isArray(a) && a.length === n) &&
+    x.specificity instanceof Float64Array &&
+    x.specificity.length === n &&
+    x.flags instanceof Uint8Array &&
+    x.flags.length === n
+  );
+}
+
+/** A scan's view of the records through their columns: what PlainScorer scores (made once per
+ * record, on its first match) and what the count reporter tallies. */
+export class ScanRecords {
+  private readonly scored: (ScoredRecord | undefined)[];
+  constructor(private readonly cols: ScanColumns) {
+    this.scored = new Array<ScoredRecord | undefined>(cols.id.length);
+  }
+
+  get length(): number {
+    return this.cols.id.length;
+  }
+
+  scoredRecord(entry: number): ScoredRecord {
+    let r = this.scored[entry];
+    if (!r) {
+      const c = this.cols;
+      r = {
+        messagePattern: c.pattern[entry]!,
+        errorClass: c.errorClass[entry]!,
+        errorCode: c.errorCode[entry]!,
+        specificity: c.specificity[entry]!,
+        ...((c.flags[entry]! & CLASS_ONLY) !== 0 ? { tags: CLASS_ONLY_TAGS } : {}),
+      };
+      this.scored[entry] = r;
+    }
+    return r;
+  }
+
+  id(entry: number): string {
+    return this.cols.id[entry]!;
+  }
+
+  severity(entry: number): Severity {
+    return SEVERITIES[this.cols.flags[entry]! >> 1]!;
+  }
+}
