@@ -95,9 +95,14 @@ async function bigLog(ctx: BenchContext, c: TestClient, ws: string, records: Gen
       ctx.log(`lsp: ${mb} MB log (${info.lines} lines, ${matches} matching): didOpen ${openMs.toFixed(0)} ms, full diagnostics ${fullMs.toFixed(0)} ms (${full.items?.length} diagnostics)`);
 
       // Hovers while the diagnostics of another copy of the log are computed: a hover is answered
-      // from its own line, between the scan's slices, not after the scan.
+      // from its own line, between the scan's slices, not after the scan. The copy's didOpen is
+      // processed first (a request right after it waits for the server to decode 50 MB of JSON
+      // and split its lines: that wait is reported on its own, it is not the diagnostics')
       const uri2 = `file://${ws}/big-copy.log`;
+      const sentAt = performance.now();
       await c.conn.sendNotification('textDocument/didOpen', { textDocument: { uri: uri2, languageId: 'log', version: 1, text } });
+      const [, afterOpenMs] = await timed(() => c.request('errorExplainer/status'));
+      const openedMs = performance.now() - sentAt;
       const lines = text.split('\n');
       let scanning = true;
       const pulled = c.pull(uri2).finally(() => (scanning = false));
@@ -109,8 +114,11 @@ async function bigLog(ctx: BenchContext, c: TestClient, ws: string, records: Gen
       }
       const [, scanMs] = await timed(() => pulled);
       during.sort((a, b) => a - b);
-      ctx.log(`lsp: ${during.length} hovers during the ${mb} MB log's diagnostics: p50 ${ms(pct(during, 50))} p99 ${ms(pct(during, 99))} max ${ms(during.at(-1) ?? 0)} (diagnostics finished ${scanMs.toFixed(0)} ms after the last hover)`);
-      ctx.markdown(`| hovers while a ${mb} MB log's diagnostics are computed (${records.length.toLocaleString('en')} records) | ${during.length} hovers: p50 ${ms(pct(during, 50))}, p99 ${ms(pct(during, 99))} |\n|---|---|\n`);
+      ctx.log(`lsp: ${during.length} hovers during the ${mb} MB log's diagnostics: p50 ${ms(pct(during, 50))} p99 ${ms(pct(during, 99))} max ${ms(during.at(-1) ?? 0)} (diagnostics finished ${scanMs.toFixed(0)} ms after the last hover); a request sent right after the didOpen was answered ${afterOpenMs.toFixed(0)} ms after it was sent (${openedMs.toFixed(0)} ms after the didOpen was)`);
+      ctx.markdown(
+        `| hovers while a ${mb} MB log's diagnostics are computed (${records.length.toLocaleString('en')} records) | ${during.length} hovers: p50 ${ms(pct(during, 50))}, p99 ${ms(pct(during, 99))}, max ${ms(during.at(-1) ?? 0)} |\n|---|---|\n` +
+          `| a request sent right after that log's didOpen (it waits for the 50 MB of JSON to be decoded and split into lines, before any diagnostics) | answered after ${afterOpenMs.toFixed(0)} ms (${openedMs.toFixed(0)} ms after the didOpen was sent) |\n`,
+      );
       ctx.target(`hover p99 <= 50 ms while a ${mb} MB log's diagnostics are computed`, during.length >= 20 && pct(during, 99) <= 50, `${ms(pct(during, 99))} (${during.length} hovers)`);
       await c.conn.sendNotification('textDocument/didClose', { textDocument: { uri: uri2 } });
 

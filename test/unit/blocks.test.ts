@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import {
   BlockIndex,
   BlockStream,
+  blockAround,
   type ErrorBlock,
   LOOKAHEAD,
   MAX_BLOCK_LINES,
@@ -552,6 +553,21 @@ describe('error blocks (core/blocks)', () => {
       }
       idx.refresh(src(lines));
       assert.deepEqual(key(idx.blocks, lines), key(findBlocks(lines), lines));
+    });
+
+    it('blockAround: the block of a line from a parse of the lines before it only is the full parse\'s (every line of the corpus, from 200 lines back)', () => {
+      const lines = corpus();
+      const full = findBlocks(lines);
+      const of: (ErrorBlock | undefined)[] = new Array(lines.length);
+      for (const b of full) for (let i = b.first; i <= b.last; i++) of[i] = b;
+      let inBlocks = 0;
+      for (let i = 0; i < lines.length; i++) {
+        const got = blockAround(src(lines), i - 200, i);
+        const want = of[i];
+        if (want) inBlocks++;
+        assert.deepEqual(got ? facts(got, lines) : undefined, want ? facts(want, lines) : undefined, `line ${i}: ${JSON.stringify(lines[i])}`);
+      }
+      assert.ok(inBlocks > lines.length / 3, `the corpus is mostly blocks (${inBlocks} of ${lines.length} lines)`);
     });
 
     /** Deterministic pseudo-random numbers. */

@@ -5,8 +5,8 @@ import { CancellationTokenSource } from 'vscode-languageserver';
 import { Catalog } from '../../server/src/core/catalog';
 import { TrackedDocument } from '../../server/src/server/state/documents';
 import { documentDiagnostics } from '../../server/src/server/features/diagnostics';
-import { lineMatches, scanDocument } from '../../server/src/server/features/matching';
-import { Cancelled, interactive, yieldToEventLoop } from '../../server/src/server/runSafe';
+import { lineMatches, lineMatchesNow, scanDocument } from '../../server/src/server/features/matching';
+import { Cancelled, interactive, noteInput, yieldToEventLoop, yieldToInteractive } from '../../server/src/server/runSafe';
 import { fixtureRecords, makeCtx } from './server-ctx';
 import { editsMatchFresh } from './edits';
 
@@ -144,6 +144,58 @@ describe('server: TrackedDocument', () => {
     assert.equal(during, 0, 'no lines matched while the request was in progress');
     await p;
     assert.equal(scanned(), doc.lineCount, 'the scan finishes after it');
+  });
+
+  it('a request for a line far past the parsed blocks gets the block a parse of the lines before it finds, without parsing every block before it; the scan then gives the same matches', async () => {
+    const ctx = makeCtx();
+    const trace = ['Traceback (most recent call last):', '  File "/srv/app/codec.py", line 12, in encode', '    raise ValueError("encode metadata not ready")', 'ValueError: encode metadata not ready'];
+    const lines: string[] = [];
+    for (let k = 0; k < 30_000; k++) lines.push(k % 500 === 7 ? trace[0]! : 'INFO nothing here at all', ...(k % 500 === 7 ? trace.slice(1) : []));
+    lines.push('E: encode metadata not ready');
+    const doc = ctx.documents.open('file:///far.log', 'log', 1, lines.join('\n') + '\n');
+    const exception = lines.lastIndexOf(trace[3]!);
+    const frame = lines.lastIndexOf(trace[1]!);
+    const plain = lines.length - 1;
+    const now = [exception, frame, plain].map((i) => lineMatchesNow(ctx, doc, i).map((m) => [m.record.id, m.match.start, m.match.end]));
+    assert.ok(doc.blocks.freshTo < exception - 10_000, `the blocks before the line were not all parsed (fresh to ${doc.blocks.freshTo} of ${doc.lineCount})`);
+    assert.equal(doc.matches[exception], undefined, 'the answer is not kept: the scan matches the line in the index\'s context');
+    assert.ok(now[0]!.length > 0 && now[1]!.length === 0 && now[2]!.length > 0, JSON.stringify(now));
+    await scanDocument(ctx, doc);
+    assert.deepEqual([exception, frame, plain].map((i) => lineMatches(ctx, doc, i).map((m) => [m.record.id, m.match.start, m.match.end])), now);
+  });
+
+  it('input that arrived during a slice gets a few event-loop turns before the next slice (its request reaches its handler); a stream of input does not stop the work', async () => {
+    let turns = 0;
+    let ticking = true;
+    const tick = () => {
+      turns++;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const turnsOf = async (input: boolean, stream = false): Promise<number> => {
+      await yieldToInteractive(); // (input seen before this is not new)
+      const t0 = turns;
+      if (input) noteInput();
+      let feeding = stream;
+      const feed = (): void => {
+        noteInput();
+        if (feeding) setImmediate(feed);
+      };
+      if (stream) setImmediate(feed);
+      await yieldToInteractive();
+      feeding = false;
+      return turns - t0;
+    };
+    try {
+      const quiet = await turnsOf(false);
+      const after = await turnsOf(true);
+      const flood = await turnsOf(true, true);
+      assert.ok(quiet <= 2, `without input: back at once (${quiet} turns)`);
+      assert.ok(after >= 4, `after input: a few turns first (${after})`);
+      assert.ok(flood >= after && flood <= 70, `under a stream of input: at most 64 turns (${flood})`);
+    } finally {
+      ticking = false;
+    }
   });
 
   it('a matcher that throws costs the line its matches, not the feature', () => {

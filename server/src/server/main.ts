@@ -4,12 +4,14 @@
 // process exits with code 1, so the client restarts it instead of talking to a deaf server.
 import { createConnection, ProposedFeatures } from 'vscode-languageserver/node';
 import { FrameChecker } from './frames';
+import { noteInput } from './runSafe';
 import { startServer } from './server';
 
 if (process.argv.includes('--stdio')) {
   const frames = new FrameChecker();
   // registered before the connection's own reader: it sees every chunk first
   process.stdin.on('data', (chunk: Buffer) => {
+    noteInput();
     const broken = frames.push(chunk);
     if (broken === undefined) return;
     process.stderr.write(`error-explainer: broken LSP stream on stdin (${broken}); exiting so that the client can restart the server\n`);

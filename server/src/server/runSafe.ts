@@ -37,17 +37,43 @@ export function yieldToEventLoop(): Promise<void> {
 /** Requests a person waits for (hover, links, code actions, search) in progress. */
 let interactivePending = 0;
 
-/** Run an interactive request: background work (a document scan) steps aside until it is answered. */
+/** Run an interactive request: background work (a document scan) steps aside until it is answered,
+ * and for one more event-loop turn (the connection writes the answer on a turn of its own). */
 export function interactive<T>(run: () => Promise<T>): Promise<T> {
   interactivePending++;
-  return run().finally(() => interactivePending--);
+  return run().finally(() => setImmediate(() => interactivePending--));
+}
+
+/** Chunks of input seen on the connection (main.ts notes stdin's), and how many a yield saw. */
+let inputNoted = 0;
+let inputSeen = 0;
+/** Turns a yield gives input that arrived during a slice (the connection reads a message on one
+ * turn and hands it to its handler on the next). */
+const INPUT_TURNS = 4;
+const MAX_INPUT_TURNS = 64;
+
+/** A chunk of input arrived (a request may be on its way to its handler). */
+export function noteInput(): void {
+  inputNoted++;
 }
 
 /** Yield to the event loop, and keep yielding while interactive requests are in progress: long
  * background work calls this between its slices, so a hover waits for one slice at most. */
 export async function yieldToInteractive(): Promise<void> {
-  do await yieldToEventLoop();
-  while (interactivePending > 0);
+  let left = 0;
+  for (let turn = 0; ; turn++) {
+    await yieldToEventLoop();
+    if (interactivePending > 0) continue;
+    // input came: its request reaches its handler a few turns later (then it is interactive, or
+    // it was not a request a person waits for); those turns come before the next slice (at most
+    // MAX_INPUT_TURNS in all: a stream of input does not stop the work)
+    if (inputNoted !== inputSeen) {
+      inputSeen = inputNoted;
+      left = INPUT_TURNS;
+    }
+    if (left-- > 0 && turn < MAX_INPUT_TURNS) continue;
+    return;
+  }
 }
 
 /**

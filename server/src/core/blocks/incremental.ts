@@ -80,6 +80,11 @@ export class BlockIndex {
     return this.dirtyFrom > line || this.dirtyFrom >= this.count;
   }
 
+  /** The first line that may not be parsed yet (Infinity: every line is). */
+  get freshTo(): number {
+    return this.dirtyFrom >= this.count ? Infinity : this.dirtyFrom;
+  }
+
   /** The whole document was replaced. */
   reset(lineCount: number): void {
     this.entries = [];
@@ -245,4 +250,25 @@ function mergeChanges(cs: BlockChange[]): BlockChange[] {
     else out.push(c);
   }
   return out;
+}
+
+/**
+ * The block containing line i as a forward parse from line `from` finds it (greedy, as
+ * BlockIndex.refresh parses): the context of a line a document's index has not reached yet, read
+ * from the lines before it only. It is the index's block wherever the index's parse and this one
+ * meet at a line outside any block between `from` and i (two parses that do make the same
+ * decisions from there on), which is where no block reaches back past `from`.
+ */
+export function blockAround(src: LineSource, from: number, i: number): ErrorBlock | undefined {
+  let p = Math.max(0, from);
+  while (p <= i) {
+    const b = parseBlockAt(src, p);
+    if (!b) {
+      p++;
+      continue;
+    }
+    if (b.last >= i) return b.first <= i ? b : undefined;
+    p = b.last + 1;
+  }
+  return undefined;
 }

@@ -14,7 +14,7 @@ import { classify, isFrameShape, pytestLine } from './shapes';
 
 export type { BlockException, BlockKind, BlockLineRole, ChainRelation, ErrorBlock, Frame, LineInfo, LineSource } from './parse';
 export { LOOKAHEAD, MAX_BLOCK_LINES, arraySource, findBlocks, lineInfo, parseBlockAt } from './parse';
-export { type BlockChange, BlockIndex, sameBlock, shiftBlock } from './incremental';
+export { type BlockChange, BlockIndex, blockAround, sameBlock, shiftBlock } from './incremental';
 export { BlockStream, type StreamLine } from './stream';
 export { type FrameHit, LINE_SLACK, compareHits, frameHit, framePathMatches, normalizeFramePath, packageTail } from './frames';
 export { classify, type Shape, type ShapeKind } from './shapes';

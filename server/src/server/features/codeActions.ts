@@ -36,7 +36,7 @@ import type { ServerContext } from '../context';
 import { captures } from './dto';
 import type { TrackedDocument } from '../state/documents';
 import { effectiveSeverity } from './diagnostics';
-import { lineMatches, matchText } from './matching';
+import { lineMatchesNow, matchText } from './matching';
 import { errorText, throwIfCancelled } from '../runSafe';
 import { isExcluded } from '../state/settings';
 import { uriToPath } from '../uri';
@@ -77,7 +77,7 @@ function logActions(ctx: ServerContext, doc: TrackedDocument, params: CodeAction
   const targets: { match: RecordMatch; diagnostic?: Diagnostic }[] = [];
   for (const d of ours) {
     const id = idOf(d)!;
-    const m = lineMatches(ctx, doc, lineOf(d)).find((x) => x.record.id === id);
+    const m = lineMatchesNow(ctx, doc, lineOf(d)).find((x) => x.record.id === id);
     const record = m?.record ?? ctx.catalog().get(id);
     if (!record) continue;
     targets.push({ match: m ?? recordMatch(record, { entry: -1, start: 0, end: 0, text: '', captures: [], literalLength: 0, codeInLine: false }, ''), diagnostic: d });
@@ -85,7 +85,7 @@ function logActions(ctx: ServerContext, doc: TrackedDocument, params: CodeAction
   if (targets.length === 0) {
     const { start, end } = params.range;
     for (let line = start.line; line <= end.line && line < doc.lineCount; line++) {
-      for (const m of lineMatches(ctx, doc, line)) {
+      for (const m of lineMatchesNow(ctx, doc, line)) {
         const inRange =
           (line > start.line || m.match.end >= start.character) && (line < end.line || m.match.start <= end.character);
         if (inRange) targets.push({ match: m });
