@@ -138,6 +138,12 @@ function tokenBits(t: string): number {
 
 const specificityCache = new Map<string, number>();
 
+/** patternBits of a pattern when it was worked out already in this process (a peek: nothing is
+ * computed), else undefined. */
+export function knownPatternBits(pattern: string): number | undefined {
+  return specificityCache.get(pattern);
+}
+
 /** Bits of information in a pattern's literal text (cached per pattern). */
 export function patternBits(pattern: string): number {
   let bits = specificityCache.get(pattern);
