@@ -59,9 +59,25 @@ export function validColumns(c: unknown, n: number): c is ScanColumns {
   );
 }
 
-/** A scan's view of the records through their columns: what PlainScorer scores (made once per
- * record, on its first match) and what the count reporter tallies. */
-export class ScanRecords {
+/** What a scan reads of the record of entry i: what PlainScorer scores, and the id and severity
+ * the count reporter and --fail-on read. */
+export interface ScanView {
+  scoredRecord(entry: number): ScoredRecord;
+  id(entry: number): string;
+  severity(entry: number): Severity;
+}
+
+/** The view of records as they are (a scan without cached columns). */
+export function recordsView(records: readonly ErrorRecord[]): ScanView {
+  return {
+    scoredRecord: (entry) => records[entry]!,
+    id: (entry) => records[entry]!.id,
+    severity: (entry) => records[entry]!.severity,
+  };
+}
+
+/** A scan's view of the records through their columns (made once per record, on its first match). */
+export class ScanRecords implements ScanView {
   private readonly scored: (ScoredRecord | undefined)[];
   constructor(private readonly cols: ScanColumns) {
     this.scored = new Array<ScoredRecord | undefined>(cols.id.length);

@@ -47,8 +47,9 @@ export function interactive<T>(run: () => Promise<T>): Promise<T> {
 /** Chunks of input seen on the connection (main.ts notes stdin's), and how many a yield saw. */
 let inputNoted = 0;
 let inputSeen = 0;
-/** Turns a yield gives input that arrived during a slice (the connection reads a message on one
- * turn and hands it to its handler on the next). */
+/** Turns a yield gives input that arrived during a slice: vscode-jsonrpc reads a message and hands
+ * it to its handler a few turns later (measured: status requests during a 50 MB scan took 17-22
+ * ms with none, ~1 ms with these). At most MAX_INPUT_TURNS per yield. */
 const INPUT_TURNS = 4;
 const MAX_INPUT_TURNS = 64;
 

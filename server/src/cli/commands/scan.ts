@@ -16,7 +16,7 @@ import { DEFAULT_MIN_CONFIDENCE, PlainScorer, lineFacts } from '../../core/confi
 import type { ErrorBlock } from '../../core/blocks';
 import { LineHits, type LineMatch } from '../../core/engine';
 import { BlockContext } from '../blockContext';
-import { ScanRecords } from '../../core/scanColumns';
+import { ScanRecords, recordsView } from '../../core/scanColumns';
 import { FORMATS, type Format, type MatchEvent, createReporter, problemPath } from '../reporters';
 import { COLOR_MODES, type ColorMode, terminalWidth, useColor } from '../terminal';
 import { VERSION } from '../version';
@@ -183,8 +183,8 @@ export const scan: Command = {
     const tally = reporter.tally?.bind(reporter);
     // a plain line's matches are scored (and counted) from the index cache's columns when it has
     // them: no record is read for that (the first read of a cached record parses its row)
-    const columns = loaded.scanColumns ? new ScanRecords(loaded.scanColumns) : undefined;
-    const scorer = new PlainScorer(columns ? (entry) => columns.scoredRecord(entry) : (entry) => records[entry]!, records.length, minConfidence);
+    const view = loaded.scanColumns ? new ScanRecords(loaded.scanColumns) : recordsView(records);
+    const scorer = new PlainScorer((entry) => view.scoredRecord(entry), records.length, minConfidence);
     reporter.begin();
     for (const f of files) {
       const name = f === '-' ? '<stdin>' : format === 'text' || format === 'markdown' ? problemPath(f, io.cwd) : f;
@@ -247,14 +247,8 @@ export const scan: Command = {
               if (scorer.scoreOf(k) < minConfidence) continue;
               const entry = p.entry(k);
               matches++;
-              if (columns) {
-                worst = Math.min(worst, severityRank(columns.severity(entry)));
-                tally(columns.id(entry));
-              } else {
-                const record = records[entry]!;
-                worst = Math.min(worst, severityRank(record.severity));
-                tally(record.id);
-              }
+              worst = Math.min(worst, severityRank(view.severity(entry)));
+              tally(view.id(entry));
             }
             return;
           }
