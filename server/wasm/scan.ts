@@ -411,9 +411,12 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
   const s4 = load<i32>(r4, 28);
   // T4 at stride 4 shares the strided pass's loads and first multiplication when there is one
   const fused4 = use4 && s4 == 4 && (useT12 || use8);
+  // (T4 of 6-byte windows at stride 2: keyLen 7 = span + stride - 1)
+  const span6 = load<i32>(r4, 16) - s4 + 1 == 6;
   if (use4 && !fused4) {
     for (let p: i32 = 0; p < n; p += s4) {
-      const h = load<i32>(block + <usize>p) * C1;
+      const q = block + <usize>p;
+      const h = span6 ? (load<i32>(q) * C1) ^ ((<i32>load<u16>(q, 4) + 1) * C2) : load<i32>(q) * C1;
       if (inBitmap(f4, b4, h)) {
         probe(r4, h, p, block, n);
         if (outCount < 0) return -1;

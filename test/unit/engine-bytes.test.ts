@@ -10,6 +10,7 @@ import { Readable } from 'node:stream';
 import { forEachLine, forEachMatchingLine } from '../../server/src/core/lineScan';
 import { captureNames, derivePattern } from '../../server/src/core/pattern';
 import { generateLog, generateRecords, rng, toEntries } from '../bench/gen';
+import { generateTemplateLog, generateTemplates } from '../bench/realgen';
 
 function entry(id: string, message: string, errorCode: string | null = null): EngineEntry {
   const pattern = derivePattern(message);
@@ -160,6 +161,24 @@ describe('engine: matchBytes (byte-level block scan)', () => {
       assert.equal(at.length, 4, `one hit per real occurrence (${wasm ? 'WebAssembly' : 'JS'})`);
       for (const shift of [0, 1, 3]) assert.deepEqual(viaBytes(e, text, shift), want, `shift ${shift}`);
     }
+  });
+
+  it('many 7-byte keys (10k log templates) are indexed as 6-byte windows at stride 2 (WIDE_T4): the same matches as matchLine, in JS and WebAssembly, at three alignments', () => {
+    const templates = generateTemplates(10_000, 3);
+    const entries = templates.map((t) => ({ id: t.id, pattern: t.pattern, captureNames: [], errorCode: t.errorCode }));
+    let text = '';
+    generateTemplateLog(templates, 150_000, 9, (c) => (text += c), () => undefined);
+    const e = MatchEngine.build(entries);
+    const t4 = e.byteIndex().tiers.t4;
+    assert.ok(t4.records >= 512 && t4.span === 6 && t4.stride === 2 && t4.keyLen === 7, `${t4.records} records, span ${t4.span}, stride ${t4.stride}`);
+    const want = reference(e, text);
+    assert.ok(want.got.length > 1000, `${want.got.length} matched lines`);
+    const js = MatchEngine.build(entries);
+    js.byteIndex({ wasm: false });
+    for (const eng of [e, js]) for (const shift of [0, 1, 3]) assert.deepEqual(viaBytes(eng, text, shift), want, `shift ${shift}`);
+    // the few records of a small set keep 4-byte windows at stride 4 (fused into the strided pass)
+    const few = MatchEngine.build(entries.slice(0, 1500)).byteIndex().tiers.t4;
+    assert.ok(few.records < 512 && few.span === 4 && few.stride === 4, `${few.records} records, span ${few.span}`);
   });
 
   const SEED = Number(process.env['BYTES_SEED'] ?? 21);
