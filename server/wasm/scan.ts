@@ -410,9 +410,10 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
   const b4 = <u32>load<i32>(r4, 24);
   const s4 = load<i32>(r4, 28);
   // T4 at stride 4 shares the strided pass's loads and first multiplication when there is one
-  const fused4 = use4 && s4 == 4 && (useT12 || use8);
-  // (T4 of 6-byte windows at stride 2: keyLen 7 = span + stride - 1)
+  // (T4 of 6-byte windows at stride 2, bytes.ts WIDE_T4: keyLen 7 = span + stride - 1; fused too,
+  // four probes per step of 8 bytes)
   const span6 = load<i32>(r4, 16) - s4 + 1 == 6;
+  const fused4 = use4 && (s4 == 4 || span6) && (useT12 || use8);
   if (use4 && !fused4) {
     for (let p: i32 = 0; p < n; p += s4) {
       const q = block + <usize>p;
@@ -477,9 +478,23 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
         store<i32>(s, (k << 4) | 1, 4);
       }
       if (fused4) {
-        if (inBitmap(f4, b4, a0)) probe(r4, a0, k << 2, block, n);
         const a1 = w1 * C1;
-        if (inBitmap(f4, b4, a1)) probe(r4, a1, (k + 1) << 2, block, n);
+        if (span6) {
+          // the 6-byte windows at k * 4 + 0, 2, 4, 6 (bytes.ts windowHash(…, 6); past n: padding,
+          // which no key window holds)
+          const q = k << 2;
+          const e0 = a0 ^ ((<i32>(w1 & 0xffff) + 1) * C2);
+          if (inBitmap(f4, b4, e0)) probe(r4, e0, q, block, n);
+          const e1 = (load<i32>(p, 2) * C1) ^ ((<i32>load<u16>(p, 6) + 1) * C2);
+          if (inBitmap(f4, b4, e1)) probe(r4, e1, q + 2, block, n);
+          const e2 = a1 ^ ((<i32>load<u16>(p, 8) + 1) * C2);
+          if (inBitmap(f4, b4, e2)) probe(r4, e2, q + 4, block, n);
+          const e3 = (load<i32>(p, 6) * C1) ^ ((<i32>load<u16>(p, 10) + 1) * C2);
+          if (inBitmap(f4, b4, e3)) probe(r4, e3, q + 6, block, n);
+        } else {
+          if (inBitmap(f4, b4, a0)) probe(r4, a0, k << 2, block, n);
+          if (inBitmap(f4, b4, a1)) probe(r4, a1, (k + 1) << 2, block, n);
+        }
         if (outCount < 0) return -1;
       }
     }
