@@ -10,10 +10,8 @@
 import { type ScoredRecord, knownPatternBits } from './confidence';
 import { type ErrorRecord, type Severity, SEVERITIES, severityRank } from './record';
 
-export interface ScanColumns {
-  id: readonly string[];
-  pattern: readonly string[];
-  errorCode: readonly (string | null)[];
+/** The columns the engine's entries do not hold (the index cache's `scan` section). */
+export interface ScanExtra {
   errorClass: readonly (string | null)[];
   /** patternBits of each pattern (core/confidence), NaN where it was not worked out. */
   specificity: Float64Array;
@@ -21,26 +19,23 @@ export interface ScanColumns {
   flags: Uint8Array;
 }
 
+/** The entries' columns (id, pattern, error code) and the extra ones. */
+export interface ScanColumns extends ScanExtra {
+  id: readonly string[];
+  pattern: readonly string[];
+  errorCode: readonly (string | null)[];
+}
+
 const CLASS_ONLY = 1;
 const CLASS_ONLY_TAGS: readonly string[] = ['class-only'];
 
-/** Columns of n rows, to be filled by setColumns. */
-export function emptyColumns(n: number): ScanColumns {
-  return {
-    id: new Array<string>(n),
-    pattern: new Array<string>(n),
-    errorCode: new Array<string | null>(n),
-    errorClass: new Array<string | null>(n),
-    specificity: new Float64Array(n),
-    flags: new Uint8Array(n),
-  };
+/** Extra columns of n rows, to be filled by setExtra. */
+export function emptyExtra(n: number): ScanExtra {
+  return { errorClass: new Array<string | null>(n), specificity: new Float64Array(n), flags: new Uint8Array(n) };
 }
 
-/** Row i of the columns from `record`. */
-export function setColumns(cols: ScanColumns, i: number, record: ErrorRecord): void {
-  (cols.id as string[])[i] = record.id;
-  (cols.pattern as string[])[i] = record.messagePattern;
-  (cols.errorCode as (string | null)[])[i] = record.errorCode ?? null;
+/** Row i of the extra columns from `record`. */
+export function setExtra(cols: ScanExtra, i: number, record: ErrorRecord): void {
   (cols.errorClass as (string | null)[])[i] = record.errorClass ?? null;
   cols.specificity[i] = knownPatternBits(record.messagePattern) ?? NaN;
   cols.flags[i] = (record.tags?.includes('class-only') ? CLASS_ONLY : 0) | (Math.max(0, severityRank(record.severity)) << 1);
@@ -81,10 +76,6 @@ export class ScanRecords implements ScanView {
   private readonly scored: (ScoredRecord | undefined)[];
   constructor(private readonly cols: ScanColumns) {
     this.scored = new Array<ScoredRecord | undefined>(cols.id.length);
-  }
-
-  get length(): number {
-    return this.cols.id.length;
   }
 
   scoredRecord(entry: number): ScoredRecord {

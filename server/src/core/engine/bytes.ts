@@ -126,7 +126,7 @@ const LOAD = 3.5;
 export const SLOTS = 5;
 export const BUCKET_WORDS = 16;
 const OVERFLOW = 0x100;
-/** Payload bit of a key whose hits are kept only where its longer literal is (ByteIndex.ext); the
+/** Payload bit of a key whose hits are kept only where its longer literal is (ByteIndex.longer); the
  * window offset is the payload's low 3 bits (strides are at most 8). */
 const EXTENDED = 8;
 
@@ -171,7 +171,7 @@ export class ByteTier {
   private lastRec = -1;
 
   /** Record rec's key: the keyLen bytes of src at off. `extended`: a hit is kept only where the
-   * key's longer literal is (ByteIndex.ext). */
+   * key's longer literal is (ByteIndex.longer). */
   add(rec: number, src: Uint8Array, off: number, extended = false): void {
     this.pendingSrc.push(src);
     if (rec !== this.lastRec) this.records++;
@@ -445,7 +445,7 @@ export class ByteIndex {
     readonly pairs: PairKeys = new PairKeys(),
     built = false,
     /** Longer keys of records with short keys (none: a record's key alone decides). */
-    readonly ext: LongerKeys = new LongerKeys(new Int32Array(0)),
+    readonly longer: LongerKeys = new LongerKeys(new Int32Array(0)),
   ) {
     const { a16, a8, t12, t8, t4, t4s, t2 } = tiers;
     if (
@@ -466,7 +466,7 @@ export class ByteIndex {
       tiers: { a16: t.a16.snapshot(), a8: t.a8.snapshot(), t12: t.t12.snapshot(), t8: t.t8.snapshot(), t4: t.t4.snapshot(), t4s: t.t4s.snapshot(), t2: t.t2.snapshot() },
       unkeyed: this.unkeyed,
       pairs: { table: this.pairs.table, count: this.pairs.count },
-      longer: { at: this.ext.at, pool: this.ext.bytes() },
+      longer: { at: this.longer.at, pool: this.longer.bytes() },
     };
   }
 
@@ -536,7 +536,7 @@ export class ByteIndex {
           fp = fingerprint(buf, at, m);
           fpAt = at;
         }
-        if (table[base + SLOTS + i] === fp && ((payload & EXTENDED) === 0 || this.ext.holds(payload >>> 4, buf, at))) this.push(at, payload >>> 4);
+        if (table[base + SLOTS + i] === fp && ((payload & EXTENDED) === 0 || this.longer.holds(payload >>> 4, buf, at))) this.push(at, payload >>> 4);
       }
       if ((meta & OVERFLOW) === 0) return;
       bucket = bucket + 1 === t.buckets ? 0 : bucket + 1;
@@ -1064,10 +1064,11 @@ export function buildByteIndexOf(n: number, literalsOf: (i: number) => RecordLit
  * instead of 4-byte windows at stride 4 (the same keys: 6 + 2 - 1 = 4 + 4 - 1). A 4-byte window
  * of a key (`stat`, `tion`) occurs in much ordinary text, and each occurrence is a table probe: with
  * 1,089 such keys (10k log templates) they were 40 % of the module's scan, with 4,772 (100k
- * realistic records) more. The 6-byte pass of its own costs about 1 ns per 2 bytes, which the
- * fused stride-4 probes of a few hundred keys (the real record sets have 37-119) do not.
- * Measured: templates 10k count-only 0.84 -> 0.68-0.71 s, realistic 100k 2.02 -> 1.50 s; the
- * real sets 0.09-0.12 s either way within noise when narrow, 10-20 % slower when forced wide.
+ * realistic records) more. The 6-byte windows are probed in the strided pass too (four per 8-byte
+ * step: server/wasm/scan.ts), but twice as often, which the stride-4 probes of a few hundred keys
+ * (the real record sets have 37-119) do not repay. Measured, two threads, count-only: templates
+ * 10k 0.84 -> 0.59-0.68 s, realistic 100k 2.02 -> 1.30-1.40 s; the real sets 10-20 % slower when
+ * forced wide (with a pass of their own).
  */
 const WIDE_T4 = 512;
 

@@ -577,7 +577,7 @@ export function wasmScanner(index: ByteIndex, chains?: ChainTable): NativeScanne
     const mod = module(shared);
     if (!mod) continue;
     try {
-      return new WasmScanner(wasm, mod, shared === 1, [t12, t8, t4, a16, a8, t2, t4s], index.pairs, chains, index.ext);
+      return new WasmScanner(wasm, mod, shared === 1, [t12, t8, t4, a16, a8, t2, t4s], index.pairs, chains, index.longer);
     } catch {
       // (a shared memory refused: the plain module)
     }

@@ -40,7 +40,7 @@ import type { FileDigest } from '../load';
 import type { ErrorRecord, RecordOrigin, RecordProblem } from '../record';
 import { listRecordFiles } from '../load/walk';
 import { cacheHome } from '../dataset';
-import { type ScanColumns, emptyColumns, setColumns, validColumns } from '../scanColumns';
+import { type ScanColumns, type ScanExtra, emptyExtra, setExtra, validColumns } from '../scanColumns';
 
 const MAGIC = Buffer.from('EEIDX\x01\n', 'latin1');
 /** Bump when the file layout or what a section holds changes. */
@@ -372,9 +372,6 @@ interface Meta {
   count: number;
 }
 
-/** The scan's columns the entries do not hold (core/scanColumns). */
-type ScanSection = Pick<ScanColumns, 'errorClass' | 'specificity' | 'flags'>;
-
 /** The engine's view of every record, column by column: ids, patterns, error codes, capture names. */
 type EntryColumns = [string[], string[], (string | null)[], string[][]];
 
@@ -400,7 +397,7 @@ function decode(sections: Map<string, Buffer>, blob: RecordsBlob): CachedLoad {
   const store: Store = { blob, offsets };
   const records = lazyList<ErrorRecord>(n, (i) => lazyRecord(JSON.parse(liteText.toString('utf8', liteAt[i]!, liteAt[i + 1]!)) as unknown[], store, i));
   const engine = MatchEngine.restore(entries, snapshot);
-  const scan = v8.deserialize(need('scan')) as ScanSection;
+  const scan = v8.deserialize(need('scan')) as ScanExtra;
   const scanColumns = { id: ids, pattern: patterns, errorCode: codes, errorClass: scan?.errorClass, specificity: scan?.specificity, flags: scan?.flags };
   if (!validColumns(scanColumns, n)) throw new Error('scan columns');
   return { catalog: new Catalog(records, engine), problems: meta.problems, sources: meta.sources, scanColumns };
@@ -590,7 +587,7 @@ function* writeSteps(dir: string, key: string, load: CachedLoad, entries?: reado
     const patterns: string[] = new Array<string>(n);
     const codes: (string | null)[] = new Array<string | null>(n);
     const captures: string[][] = new Array<string[]>(n);
-    const scan = emptyColumns(n);
+    const scan = emptyExtra(n);
     try {
       const heavyOut = new ByteWriter((b) => {
         recordsHash.update(b);
@@ -612,7 +609,7 @@ function* writeSteps(dir: string, key: string, load: CachedLoad, entries?: reado
         patterns[i] = e.pattern;
         codes[i] = e.errorCode;
         captures[i] = e.captureNames;
-        setColumns(scan, i, records[i]!);
+        setExtra(scan, i, records[i]!);
         if (i % WRITE_STEP === WRITE_STEP - 1) yield;
       }
       heavyOut.flush();
@@ -636,7 +633,7 @@ function* writeSteps(dir: string, key: string, load: CachedLoad, entries?: reado
     sections.push(['liteOffsets', v8.serialize(liteAt)], ['recordOffsets', v8.serialize(offsets)]);
     yield;
     sections.push(['entries', Buffer.from(JSON.stringify([ids, patterns, codes, captures] satisfies EntryColumns), 'utf8')]);
-    sections.push(['scan', v8.serialize({ errorClass: scan.errorClass, specificity: scan.specificity, flags: scan.flags } satisfies ScanSection)]);
+    sections.push(['scan', v8.serialize(scan satisfies ScanExtra)]);
     yield;
     sections.push(['engine', v8.serialize(load.catalog.engine.snapshot())]);
     yield;
