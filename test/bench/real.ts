@@ -26,9 +26,8 @@ import { captureNames, derivePattern } from '../../server/src/core/pattern';
 import { DEFAULT_MIN_CONFIDENCE, PlainScorer } from '../../server/src/core/confidence';
 import { extractFromDir } from '../../server/src/core/extract';
 import type { ErrorRecord } from '../../server/src/core/record';
-import type { GenRecord } from './gen';
 import { generateRealisticLog, generateRealisticRecords, generateTemplateLog, generateTemplates, isShortPattern, noiseMessage, printRecord } from './realgen';
-import { rng } from './gen';
+import { rng, type GenRecord } from './gen';
 import { forEachByteBlock, forEachLine } from './reader';
 import { cachedLog } from './logCache';
 import type { BenchContext, Section } from './section';
@@ -359,13 +358,16 @@ function calibration(ctx: BenchContext, real: readonly GenRecord[]): void {
   const r = rng(77);
   for (let i = 0; i < 20000; i++) noise.push(noiseMessage(r));
   const logs = machineLogLines();
-  const rate = (records: readonly GenRecord[], lines: readonly string[]): string => {
-    if (!lines.length) return '-';
+  const rates = (records: readonly GenRecord[]): string[] => {
     const engine = MatchEngine.build(toEntries(records));
     const short = records.map((x) => isShortPattern(x.pattern));
-    let n = 0;
-    for (const l of lines) for (const m of engine.matchLine(l)) if (short[m.entry]) n++;
-    return `${(n / lines.length).toFixed(3)} (${short.filter(Boolean).length} short records)`;
+    const shorts = short.filter(Boolean).length;
+    return [noise, logs].map((lines) => {
+      if (!lines.length) return '-';
+      let n = 0;
+      for (const l of lines) for (const m of engine.matchLine(l)) if (short[m.entry]) n++;
+      return `${(n / lines.length).toFixed(3)} (${shorts} short records)`;
+    });
   };
   const sets: [string, readonly GenRecord[]][] = [
     ['real (Python, node_modules, TypeScript)', real],
@@ -373,7 +375,7 @@ function calibration(ctx: BenchContext, real: readonly GenRecord[]): void {
     ['realistic generator, short records all English words', generateRealisticRecords(real.length, 11, { shortWords: true })],
   ];
   let md = `### Calibration: matches of short records (one literal of 6-12 characters) per line, ${real.length.toLocaleString('en-US')} records of each set\n\n| records | generator noise (${noise.length.toLocaleString('en-US')} lines) | this machine's logs (${logs.length.toLocaleString('en-US')} lines) |\n|---|---:|---:|\n`;
-  for (const [name, recs] of sets) md += `| ${name} | ${rate(recs, noise)} | ${rate(recs, logs)} |\n`;
+  for (const [name, recs] of sets) md += `| ${name} | ${rates(recs).join(' | ')} |\n`;
   ctx.markdown(md);
 }
 
