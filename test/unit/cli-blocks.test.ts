@@ -345,11 +345,11 @@ describe('cli scan: what a matched line costs (issue 11 item 4)', () => {
     Object.assign(proto, orig);
     rmSync(dir, { recursive: true, force: true });
   });
-  const run = async (format: string, extra: string[] = []): Promise<string> => {
+  const run = async (format: string, extra: string[] = [], file = log): Promise<string> => {
     const out = new PassThrough();
     const chunks: Buffer[] = [];
     out.on('data', (b: Buffer) => chunks.push(b));
-    const code = await main(['scan', '--no-bundled', '--no-cache', '--records', RECORDS, '--format', format, ...extra, log], { stdin: Readable.from([]), stdout: out, stderr: new PassThrough(), cwd: REPO, env: {} });
+    const code = await main(['scan', '--no-bundled', '--no-cache', '--records', RECORDS, '--format', format, ...extra, file], { stdin: Readable.from([]), stdout: out, stderr: new PassThrough(), cwd: REPO, env: {} });
     assert.equal(code, 0);
     return Buffer.concat(chunks).toString();
   };
@@ -382,5 +382,24 @@ describe('cli scan: what a matched line costs (issue 11 item 4)', () => {
     assert.ok(all.length >= 100);
     assert.ok(madeAll >= 100, `${madeAll} made for ${all.length} printed`);
     assert.ok(made.one <= 5 * 8, `${made.one} LineMatches made with nothing printed`);
+  });
+
+  it('a traceback, then thousands of lines that all match: the window ends after the traceback (not at the run\'s end)', async () => {
+    // (a log where most lines match a generic record, as dpkg.log's `install` lines do, with a
+    // traceback in it: lines after the block are plain, each reported from its own hits)
+    const trace = traceLines('python/shutil_archive.txt');
+    const run2000 = Array.from({ length: 2000 }, (_, i) => `2026-12-01 09:00:00 ERROR unknown archive format 'zip${i}'`);
+    const dense = path.join(dir, 'dense.log');
+    writeFileSync(dense, [...trace, ...run2000].join('\n') + '\n');
+    made.all = made.some = made.one = 0;
+    const count = JSON.parse(await run('count', ['--min-confidence', '0'], dense)) as { matches: number };
+    const held = made.all;
+    const json = (await run('json', ['--min-confidence', '0'], dense)).trimEnd().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { line: number; block?: unknown });
+    assert.equal(count.matches, json.length);
+    // every line of the run reported on its own, the traceback once (its block)
+    assert.equal(new Set(json.filter((j) => j.line > trace.length).map((j) => j.line)).size, run2000.length);
+    assert.equal(json.filter((j) => j.block).length, 1);
+    // the LineMatches made for held lines: the traceback's and a window's worth after it
+    assert.ok(held <= trace.length + 2 * AFTER, `the matches of ${held} lines held for windows`);
   });
 });

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { derivePattern } from '../../server/src/core/pattern';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { DEFAULT_MIN_CONFIDENCE, confidenceScore, errorMarker, labelOf, lineFacts, looksLikeCode, matchConfidence, messageStart, patternBits, plainScoreCeiling, PlainScorer, wordBits } from '../../server/src/core/confidence';
+import { DEFAULT_MIN_CONFIDENCE, classInLine, confidenceScore, errorMarker, labelOf, lineFacts, looksLikeCode, matchConfidence, messageStart, patternBits, plainScoreCeiling, PlainScorer, wordBits } from '../../server/src/core/confidence';
 import { engineEntry } from '../../server/src/core/catalog';
 import { MatchEngine, hasToken } from '../../server/src/core/engine';
 import { extractFromDir } from '../../server/src/core/extract';
@@ -167,7 +167,7 @@ describe('confidence: the ceiling of a plain line (what lets scan skip most hits
   // real lines: this machine's logs, tracebacks, Node stacks and tsc output
   const dir = path.join(__dirname, '../fixtures/real');
   const ts = (JSON.parse(fs.readFileSync(path.join(dir, 'typescript-records.json'), 'utf8')) as ErrorRecord[]).slice(0, 1500);
-  const py = ['json', 'email', 'asyncio', 'http', 'logging', 'urllib', 'multiprocessing', 'importlib', 'unittest', 'xml', 'sqlite3', 'concurrent'].flatMap((d) => {
+  const py = ['json', 'email', 'asyncio', 'http', 'logging', 'urllib', 'multiprocessing', 'importlib', 'unittest', 'xml', 'sqlite3', 'concurrent', 'distutils'].flatMap((d) => {
     try {
       return extractFromDir(path.join('/usr/lib/python3.11', d), { repo: 'python/cpython' }).records;
     } catch {
@@ -182,6 +182,7 @@ describe('confidence: the ceiling of a plain line (what lets scan skip most hits
   it('no score on a plain line exceeds its ceiling, and PlainScorer counts what scoring every hit counts', () => {
     let matched = 0;
     let skipped = 0;
+    let classSkips = 0;
     const scorers = new Map([0, 0.05, 0.3, DEFAULT_MIN_CONFIDENCE, 0.8].map((min) => [min, new PlainScorer((e) => records[e]!, records.length, min)]));
     for (const line of lines) {
       const ms = engine.matchLine(line);
@@ -194,6 +195,10 @@ describe('confidence: the ceiling of a plain line (what lets scan skip most hits
         const score = confidenceScore(r, { start: m.start, end: m.end, codeInLine }, line);
         const ceiling = plainScoreCeiling(r, codeInLine);
         assert.ok(score <= ceiling, `${r.messagePattern} on ${JSON.stringify(line)}: score ${score} above its ceiling ${ceiling}`);
+        // (and the ceiling that knows whether the record's class is on the line)
+        const withClass = plainScoreCeiling(r, codeInLine, classInLine(line, r.errorClass));
+        assert.ok(score <= withClass && withClass <= ceiling, `${r.messagePattern} on ${JSON.stringify(line)}: score ${score}, ceiling with the class looked for ${withClass}`);
+        if (withClass < DEFAULT_MIN_CONFIDENCE && ceiling >= DEFAULT_MIN_CONFIDENCE) classSkips++;
         return { score, ceiling };
       });
       for (const min of [0, 0.05, 0.3, DEFAULT_MIN_CONFIDENCE, 0.8]) {
@@ -208,5 +213,6 @@ describe('confidence: the ceiling of a plain line (what lets scan skip most hits
     // the material exercises both sides: lines with matches, and hits the ceiling rules out
     assert.ok(matched > 150, `${matched} matched lines`);
     assert.ok(skipped > 20, `${skipped} hits below their ceiling`);
+    assert.ok(classSkips > 20, `${classSkips} hits only their class on the line could lift to the threshold`);
   });
 });

@@ -47,6 +47,10 @@ export class BlockContext<T> implements BlockHooks {
   private nextStart = 0;
   /** hasBlockShape of lines looked at by nearBlock (line numbers are the input's: kept across blocks). */
   private shapes = new Map<number, boolean>();
+  /** A run of lines of this block with no block shape (quietAround): where its first line starts
+   * and where the line after its last one does (empty: none). */
+  private quietStart = 0;
+  private quietEnd = 0;
   /** The last line of this block, once known. */
   private last = Infinity;
   /** The last matched line of this block and its start (-1: none yet). */
@@ -80,6 +84,7 @@ export class BlockContext<T> implements BlockHooks {
     this.ringKey.fill(-1);
     this.ringText.fill(undefined);
     this.anchorStart = -1;
+    this.quietStart = this.quietEnd = 0;
     this.last = Infinity;
   }
 
@@ -120,6 +125,7 @@ export class BlockContext<T> implements BlockHooks {
     }
     if (isFrameLine(line)) return; // context, never an error of its own (fed plain when a window wants it)
     let from = this.fed + 1;
+    let near = true;
     if (lineNumber > this.want) {
       // no window wants this line: decide what is pending, and look around it first
       this.feedTo(this.want);
@@ -129,6 +135,13 @@ export class BlockContext<T> implements BlockHooks {
         return;
       }
       from = Math.max(this.fed + 1, lineNumber - BEFORE, 1);
+    } else {
+      // in a window: the stream decides the line's role; the window grows only while a block is
+      // being parsed (a pytest report's quoted code, far from any frame) or from a line with a
+      // block shape near it (a line with none gets no window of its own either), so a run of
+      // matched lines after a block (a log where most lines match) ends the window AFTER lines
+      // after the block's last matched line instead of parsing every line to the run's end
+      near = this.stream.open || this.nearBlock(lineNumber, line);
     }
     for (let k = from; k < lineNumber; k++) {
       const l = this.lineAt(k);
@@ -136,7 +149,7 @@ export class BlockContext<T> implements BlockHooks {
       else this.feed(k, l, undefined);
     }
     this.feed(lineNumber, line, this.hold(payload));
-    this.want = Math.max(this.want, lineNumber + AFTER);
+    if (near) this.want = Math.max(this.want, lineNumber + AFTER);
   }
 
   /** Everything seen: hand back what is pending. */
@@ -182,13 +195,15 @@ export class BlockContext<T> implements BlockHooks {
   /** Do the NEAR lines before and after line k, all in this byte block, surely have no block
    * shape? One look at their raw bytes (mayHoldBlockShape) instead of decoding and classifying
    * each: most matched lines of a log are far from any block. False: not sure (a token a shape
-   * needs is there, an ESC is, or the lines reach past this block): each line is looked at. */
+   * needs is there, an ESC is, or the lines reach past this block): each line is looked at.
+   * The bytes looked at and found quiet are remembered as one run (bytes quietStart .. quietEnd,
+   * both line starts): matched lines one after another (a log where most lines match) look
+   * at each line's bytes once, not at each of their NEAR neighbours'. */
   private quietAround(k: number): boolean {
     const buf = this.buf;
     if (!buf || k - NEAR < this.first) return false;
-    const s = this.startOf(k - NEAR);
     const at = this.startKnown(k);
-    if (s < 0 || at < 0) return false;
+    if (at < 0) return false;
     // (NEAR + 1 '\n' from line k's start: at least lines k .. k + NEAR, also where a lone CR ends
     // some of them)
     let e = at;
@@ -197,9 +212,18 @@ export class BlockContext<T> implements BlockHooks {
       if (e < 0 || e + 1 >= this.n) return false;
       e++;
     }
+    const from = this.startOf(k - NEAR);
+    if (from < 0) return false;
+    // line k - NEAR starts in the quiet run: only the bytes after the run are new
+    const inRun = from >= this.quietStart && from < this.quietEnd;
+    if (inRun && e <= this.quietEnd) return true;
+    const s = inRun ? this.quietEnd : from;
     if (e - s > 16 * 1024) return false;
     const text = buf.toString('latin1', s, e);
-    return text.indexOf('\x1b') < 0 && !mayHoldBlockShape(text);
+    if (text.indexOf('\x1b') >= 0 || mayHoldBlockShape(text)) return false;
+    if (!inRun) this.quietStart = from;
+    this.quietEnd = e;
+    return true;
   }
 
   /** Has line k a block shape (hasBlockShape)? undefined: line k is not known here. Remembered:

@@ -12,7 +12,7 @@ import { forEachMatchingLine } from '../../core/lineScan';
 import { Output } from '../output';
 import { checkReadable, formatProblem, loadCatalog } from '../records';
 import { type RecordMatch, bestOfBlock, continuesTrace, matchInBlock, recordMatch, traceChoice } from '../../core/catalog';
-import { DEFAULT_MIN_CONFIDENCE, PlainScorer, lineFacts } from '../../core/confidence';
+import { DEFAULT_MIN_CONFIDENCE, type HitList, PlainScorer, lineFacts } from '../../core/confidence';
 import type { ErrorBlock } from '../../core/blocks';
 import { LineHits, type LineMatch } from '../../core/engine';
 import { BlockContext } from '../blockContext';
@@ -136,6 +136,17 @@ export function colorOption(v: string | undefined): ColorMode {
   return v as ColorMode;
 }
 
+/** LineMatches held for a block's window, read as the scan's live hits (LineHits) are. */
+function heldHits(ms: LineMatch[]): HitList & Pick<LineHits, 'matchesWhere'> {
+  return {
+    count: ms.length,
+    entry: (i) => ms[i]!.entry,
+    start: (i) => ms[i]!.start,
+    end: (i) => ms[i]!.end,
+    matchesWhere: (keep) => ms.filter((_, i) => keep(i)),
+  };
+}
+
 export const scan: Command = {
   name: 'scan',
   summary: 'scan log files for known errors (text, json, count, sarif)',
@@ -231,14 +242,11 @@ export const scan: Command = {
           },
           (p) => (p instanceof LineHits ? p.matches() : p),
         );
-        // the matches of a line outside any block: each one's confidence from the hits; LineMatches
-        // only for those reported (none for --format count)
-        const reportLine = (n: number, line: string, p: LineHits | LineMatch[]) => {
-          if (!(p instanceof LineHits)) {
-            const facts = lineFacts(line);
-            for (const lm of p) report(n, recordMatch(records[lm.entry]!, lm, line, undefined, facts));
-            return;
-          }
+        // the matches of a line outside any block: each one's confidence from the hits (or from the
+        // LineMatches held for a window), by the records' ceilings first; LineMatches only for those
+        // reported (none for --format count)
+        const reportLine = (n: number, line: string, held: LineHits | LineMatch[]) => {
+          const p = held instanceof LineHits ? held : heldHits(held);
           const confident = scorer.score(p, line);
           below += p.count - confident;
           if (confident === 0) return;

@@ -36,6 +36,12 @@ export class BlockStream<T = undefined> {
 
   constructor(private readonly emit: (line: StreamLine<T>) => void) {}
 
+  /** Is a block being parsed that may run on past the lines pushed so far (the stream waits for
+   * more lines to decide it)? */
+  get open(): boolean {
+    return this.waitFor > 0 && this.pos < this.next;
+  }
+
   private get next(): number {
     return this.base + this.buf.length;
   }

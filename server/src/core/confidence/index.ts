@@ -337,12 +337,13 @@ export function confidenceScore(record: ScoredRecord, match: ScoredMatch, line: 
 
 /** The highest score `record` can get on a line outside any error block (no role, no frames),
  * read without the line: its specificity plus every bonus a line could add (an error code only
- * when it is on the line: `codeInLine`). confidenceScore(record, m, line) never exceeds it, so a
- * match whose ceiling is below a threshold needs neither the line's facts nor its score. */
-export function plainScoreCeiling(record: ScoredRecord, codeInLine: boolean): number {
+ * when it is on the line: `codeInLine`; its class only when that is: `classOnLine`, classInLine).
+ * confidenceScore(record, m, line) never exceeds it, so a match whose ceiling is below a threshold
+ * needs neither the line's facts nor its score. */
+export function plainScoreCeiling(record: ScoredRecord, codeInLine: boolean, classOnLine = true): number {
   let bits = (record.specificity ?? patternBits(record.messagePattern)) + STRONG_MARKER_BITS + COVERAGE_MAX_BITS;
   if (codeInLine && record.errorCode) bits += CODE_BITS;
-  if (record.errorClass && !record.tags?.includes('class-only')) bits += CLASS_BITS;
+  if (classOnLine && record.errorClass && !record.tags?.includes('class-only')) bits += CLASS_BITS;
   return Math.max(CONTEXT_SCORE, scoreOfBits(bits));
 }
 
@@ -354,18 +355,20 @@ export interface HitList {
   end(i: number): number;
 }
 
-/** What a record's ceiling allows at a threshold (PlainScorer, per record once). */
-const UNKNOWN = 0;
-const NEVER = 1;
-const WITH_CODE = 2;
-const MAY = 3;
+/** What a record's ceiling allows at a threshold (PlainScorer, per record once): bit
+ * (code ? 1 : 0) | (class ? 2 : 0) is set when a line with (or without) the record's error code and
+ * its class on it can reach the threshold; ASKED marks the record as worked out. */
+const ASKED = 16;
+const ANY_LINE = 1 << 0;
+const allowsBit = (code: boolean, cls: boolean) => 1 << ((code ? 1 : 0) | (cls ? 2 : 0));
 
 /**
  * Scores the hits of plain lines (lines outside any error block) against one threshold: score()
  * returns how many reach `minConfidence`, and then scoreOf(k) is hit k's score and `facts` the
  * line's facts (computed only when some hit can reach the threshold: a reporter reuses them). A
  * hit whose ceiling is below the threshold scores 0 and costs one array read (most hits of generic
- * records): what the ceiling allows is worked out once per record.
+ * records), or a look for the record's code or class on the line where only one of them lifts the
+ * ceiling: what the ceiling allows is worked out once per record.
  */
 export class PlainScorer {
   /** The last line's facts, when score() needed them (always when it returned more than 0). */
@@ -382,9 +385,10 @@ export class PlainScorer {
 
   private allowed(entry: number): number {
     let a = this.allows[entry]!;
-    if (a === UNKNOWN) {
+    if (a === 0) {
       const record = this.recordOf(entry);
-      a = plainScoreCeiling(record, true) < this.minConfidence ? NEVER : plainScoreCeiling(record, false) < this.minConfidence ? WITH_CODE : MAY;
+      a = ASKED;
+      for (const code of [false, true]) for (const cls of [false, true]) if (plainScoreCeiling(record, code, cls) >= this.minConfidence) a |= allowsBit(code, cls);
       this.allows[entry] = a;
     }
     return a;
@@ -399,10 +403,11 @@ export class PlainScorer {
       const entry = hits.entry(k);
       const a = this.allowed(entry);
       scores[k] = 0;
-      if (a === NEVER) continue;
+      if (a === ASKED) continue;
       const record = this.recordOf(entry);
       const codeInLine = record.errorCode ? hasToken(line, record.errorCode) : false;
-      if (a === WITH_CODE && !codeInLine) continue;
+      // (the class looked for only where the ceiling needs it)
+      if (!(a & ANY_LINE) && !(a & allowsBit(codeInLine, false)) && !(a & allowsBit(codeInLine, true) && classInLine(line, record.errorClass))) continue;
       facts ??= lineFacts(line);
       const score = confidenceScore(record, { start: hits.start(k), end: hits.end(k), codeInLine }, line, {}, facts);
       scores[k] = score;
