@@ -517,6 +517,41 @@ describe('error blocks (core/blocks)', () => {
       assert.equal(frameHit(nb, 'tsx/dist/cli.mjs', 21), undefined, "tsx's bundled copy of picomatch is not in the stack");
     });
 
+    it('frameHit is what comparing every frame gives (framePathMatches, compareHits): every trace, record paths cut from their frames', () => {
+      // (frameHit looks only at frames whose path ends with the record path's file name)
+      let hits = 0;
+      let paths = 0;
+      for (const name of traceFiles()) {
+        for (const b of findBlocks(traceLines(name))) {
+          const files = b.frames.map((f) => normalizeFramePath(f.file));
+          // record paths: each frame's path and its last 1-3 parts, other spellings, unrelated ones
+          const cands = new Set<string>(['x.py', 'lib/x.js', 'index.js', '__init__.py']);
+          for (const f of files) {
+            const parts = f.split('/');
+            for (let k = 1; k <= Math.min(3, parts.length); k++) cands.add(parts.slice(-k).join('/'));
+            cands.add(f);
+            cands.add('src/' + parts[parts.length - 1]!.replace(/\.js$/, '.ts'));
+          }
+          for (const r of cands) {
+            for (const line of [b.frames[0]?.line ?? 1, 1]) {
+              paths++;
+              let want: ReturnType<typeof frameHit>;
+              b.frames.forEach((f, i) => {
+                if (!framePathMatches(f.file, r)) return;
+                const raising = b.raising < 0 ? 0 : b.raising;
+                const got = frameHit({ frames: [f], raising: 0 }, r, line)!;
+                const hit = { index: i, distance: Math.abs(i - raising), line: got.line, whole: got.whole };
+                if (!want || compareHits(hit, want) < 0) want = hit;
+              });
+              assert.deepEqual(frameHit(b, r, line), want, `${name}: ${r}:${line}`);
+              if (want) hits++;
+            }
+          }
+        }
+      }
+      assert.ok(hits > 500 && paths - hits > 500, `${hits} hits of ${paths} record paths`);
+    });
+
     it('one frame naming a package and a copy nested in another package: the package first (real node-stacks.log, minimatch)', () => {
       const lines = readFileSync(path.join(REAL, 'node-stacks.log'), 'utf8').split('\n');
       const exc = lines.indexOf('TypeError: pattern is too long');

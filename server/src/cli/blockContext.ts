@@ -123,14 +123,16 @@ export class BlockContext<T> implements BlockHooks {
       this.anchor = lineNumber;
       this.anchorStart = byteStart;
     }
-    if (isFrameLine(line)) return; // context, never an error of its own (fed plain when a window wants it)
+    // (a line whose neighbourhood's bytes hold no block shape has none itself: it is no frame)
+    const quiet = this.quietAround(lineNumber);
+    if (!quiet && isFrameLine(line)) return; // context, never an error of its own (fed plain when a window wants it)
     let from = this.fed + 1;
     let near = true;
     if (lineNumber > this.want) {
       // no window wants this line: decide what is pending, and look around it first
       this.feedTo(this.want);
       this.stream.flush();
-      if (!this.nearBlock(lineNumber, line)) {
+      if (!this.nearBlock(lineNumber, line, quiet)) {
         this.emit(lineNumber, line, payload, undefined, undefined);
         return;
       }
@@ -141,7 +143,7 @@ export class BlockContext<T> implements BlockHooks {
       // block shape near it (a line with none gets no window of its own either), so a run of
       // matched lines after a block (a log where most lines match) ends the window AFTER lines
       // after the block's last matched line instead of parsing every line to the run's end
-      near = this.stream.open || this.nearBlock(lineNumber, line);
+      near = this.stream.open || this.nearBlock(lineNumber, line, quiet);
     }
     for (let k = from; k < lineNumber; k++) {
       const l = this.lineAt(k);
@@ -180,10 +182,11 @@ export class BlockContext<T> implements BlockHooks {
   }
 
   /** Is a block shape within NEAR lines of a matched line? Also when a line after it is not read
-   * yet (it is in the next byte block, or a long line between blocks is): the window decides. */
-  private nearBlock(lineNumber: number, line: string): boolean {
+   * yet (it is in the next byte block, or a long line between blocks is): the window decides.
+   * quiet: quietAround(lineNumber). */
+  private nearBlock(lineNumber: number, line: string, quiet: boolean): boolean {
+    if (quiet) return exceptionHeader(line) !== undefined;
     if (hasBlockShape(line) || exceptionHeader(line)) return true;
-    if (this.quietAround(lineNumber)) return false;
     for (let k = lineNumber - NEAR; k <= lineNumber + NEAR; k++) {
       if (k === lineNumber) continue;
       const shape = this.shapeAt(k);

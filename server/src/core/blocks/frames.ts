@@ -90,7 +90,32 @@ export function framePathMatches(frameFile: string, recordPath: string): boolean
   return pathMatch(framePath(frameFile), normalizeRecordPath(recordPath)) > 0;
 }
 
-const framePaths = new WeakMap<readonly Frame[], FramePath[]>();
+/** A block's frame paths, and the frames by the last part of their path (a frame can name a
+ * record's file only where the two end with the same file name: pathMatch). */
+interface FrameIndex {
+  paths: FramePath[];
+  byName: Map<string, number[]>;
+}
+const frameIndexes = new WeakMap<readonly Frame[], FrameIndex>();
+
+const lastPart = (p: string) => p.slice(p.lastIndexOf('/') + 1);
+
+function frameIndex(frames: readonly Frame[]): FrameIndex {
+  let ix = frameIndexes.get(frames);
+  if (!ix) {
+    const paths = frames.map((fr) => framePath(fr.file));
+    const byName = new Map<string, number[]>();
+    paths.forEach((p, i) => {
+      if (!p.f) return;
+      const name = lastPart(p.f);
+      const at = byName.get(name);
+      if (at) at.push(i);
+      else byName.set(name, [i]);
+    });
+    frameIndexes.set(frames, (ix = { paths, byName }));
+  }
+  return ix;
+}
 
 /** The frame of `block` that names the record's raise site (closest to the raising frame; the raise
  * line before the file only; a frame's path ending with the record's whole path before one naming
@@ -102,10 +127,11 @@ export function frameHit(block: Pick<ErrorBlock, 'frames' | 'raising'>, filePath
   if (!r) return undefined;
   const raising = block.raising < 0 ? 0 : block.raising;
   const frames: readonly Frame[] = block.frames;
-  let paths = framePaths.get(frames);
-  if (!paths) framePaths.set(frames, (paths = frames.map((fr) => framePath(fr.file))));
+  const { paths, byName } = frameIndex(frames);
+  const named = byName.get(lastPart(r));
+  if (!named) return undefined;
   let best: FrameHit | undefined;
-  for (let i = 0; i < frames.length; i++) {
+  for (const i of named) {
     const m = pathMatch(paths[i]!, r);
     if (m === 0) continue;
     const hit: FrameHit = {
