@@ -375,18 +375,29 @@ export class PlainScorer {
   facts: LineFacts | undefined;
   private scores = new Float64Array(64);
   private readonly allows: Uint8Array;
+  /** Each record as scored, with its specificity (worked out once: not looked up per hit). */
+  private readonly recs: (ScoredRecord | undefined)[];
   constructor(
     private readonly recordOf: (entry: number) => ScoredRecord,
     records: number,
     private readonly minConfidence: number,
   ) {
     this.allows = new Uint8Array(records);
+    this.recs = new Array<ScoredRecord | undefined>(records);
   }
 
   private allowed(entry: number): number {
     let a = this.allows[entry]!;
     if (a === 0) {
-      const record = this.recordOf(entry);
+      const r = this.recordOf(entry);
+      const record: ScoredRecord = {
+        messagePattern: r.messagePattern,
+        errorClass: r.errorClass,
+        errorCode: r.errorCode,
+        specificity: r.specificity ?? patternBits(r.messagePattern),
+        ...(r.tags ? { tags: r.tags } : {}),
+      };
+      this.recs[entry] = record;
       a = ASKED;
       for (const code of [false, true]) for (const cls of [false, true]) if (plainScoreCeiling(record, code, cls) >= this.minConfidence) a |= allowsBit(code, cls);
       this.allows[entry] = a;
@@ -404,7 +415,7 @@ export class PlainScorer {
       const a = this.allowed(entry);
       scores[k] = 0;
       if (a === ASKED) continue;
-      const record = this.recordOf(entry);
+      const record = this.recs[entry]!;
       const codeInLine = record.errorCode ? hasToken(line, record.errorCode) : false;
       // (the class looked for only where the ceiling needs it)
       if (!(a & ANY_LINE) && !(a & allowsBit(codeInLine, false)) && !(a & allowsBit(codeInLine, true) && classInLine(line, record.errorClass))) continue;
