@@ -176,6 +176,28 @@ describe('index cache (scan)', function () {
     assert.equal((await load()).cache, 'hit');
   });
 
+  it('a load that reads no prose writes an entry without it (no records file); a load that does finds it a miss and writes a full one', async () => {
+    const first = await load(false);
+    assert.equal(first.cache, 'absent');
+    assert.equal(first.saveCache!(), undefined);
+    assert.deepEqual(readdirSync(dir).filter((f) => f.endsWith('.eerec')), [], 'no records file');
+    const lite = await load(false);
+    assert.equal(lite.cache, 'hit');
+    assert.deepEqual(matches(lite.catalog), matches(first.catalog));
+    const r = lite.catalog.records[7]!;
+    assert.equal(r.errorMessage, first.catalog.records[7]!.errorMessage, 'lite fields are there');
+    assert.throws(() => r.documentation, /prose was read from an entry written without it/);
+    // a load that reads prose: a miss, then a full entry that both kinds of load use
+    const full = await load(true);
+    assert.equal(full.cache, 'lite-only');
+    assert.equal(full.saveCache!(), undefined);
+    assert.equal(readdirSync(dir).filter((f) => f.endsWith('.eerec')).length, 1);
+    const again = await load(true);
+    assert.equal(again.cache, 'hit');
+    assert.equal(again.catalog.records[7]!.documentation, first.catalog.records[7]!.documentation);
+    assert.equal((await load(false)).cache, 'hit');
+  });
+
   it('CLI: the second scan uses the cache; output equal to --no-cache; a corrupted cache is replaced', () => {
     const log = path.join(tmp, 'tsc.log');
     writeFileSync(log, TSC_LOG.join('\n'));
@@ -196,7 +218,13 @@ describe('index cache (scan)', function () {
     writeFileSync(file, bad);
     const after = scan('--format', 'json');
     assert.equal(after.stdout, scan('--format', 'json', '--no-cache').stdout);
-    assert.ok('load' in readCache(dir, path.basename(file, '.eeidx'), { full: true }), 'rewritten good');
+    // (json prints no record's prose: the entry written again holds none; a text scan wants it)
+    const key = path.basename(file, '.eeidx');
+    assert.ok('load' in readCache(dir, key, { full: false }), 'rewritten good');
+    assert.deepEqual(readCache(dir, key, { full: true }), { miss: 'lite-only' });
+    const text = scan('--format', 'text');
+    assert.equal(text.stdout, scan('--format', 'text', '--no-cache').stdout);
+    assert.ok('load' in readCache(dir, key, { full: true }), 'a full entry written by the text scan');
     // --no-cache neither reads nor writes
     rmSync(dir, { recursive: true, force: true });
     scan('--format', 'count', '--no-cache');

@@ -44,7 +44,7 @@ import { type ScanColumns, type ScanExtra, emptyExtra, setExtra, validColumns } 
 
 const MAGIC = Buffer.from('EEIDX\x01\n', 'latin1');
 /** Bump when the file layout or what a section holds changes. */
-const FORMAT = 5;
+const FORMAT = 6;
 /** Cache files kept (newest first by modification time); older ones are removed after a write. */
 const MAX_ENTRIES = 4;
 /** Record sources smaller than this load faster than a cache file is read: not cached. */
@@ -268,12 +268,14 @@ interface Header {
   format: number;
   key: string;
   sections: { name: string; length: number; sha256: string }[];
-  /** The .eerec file: the records' JSON, one after the other. */
-  records: { length: number; sha256: string };
+  /** The .eerec file: the records' JSON, one after the other; null: an entry without it (written
+   * by a scan that reads no record's prose: a run that does is a miss, 'lite-only', and writes a
+   * full entry). */
+  records: { length: number; sha256: string } | null;
 }
 
 /** Why a cache file was not used (for --verbose style messages and tests); undefined: used. */
-export type CacheMiss = 'absent' | 'unreadable' | 'magic' | 'header' | 'format' | 'key' | 'truncated' | 'checksum' | 'content';
+export type CacheMiss = 'absent' | 'unreadable' | 'magic' | 'header' | 'format' | 'key' | 'truncated' | 'checksum' | 'content' | 'lite-only';
 
 /** The cached load of `key` from `dir`, or why there is none. Never throws. `full`: the caller
  * reads records' prose (text, sarif): the records file is read and verified now; otherwise the
@@ -295,7 +297,7 @@ export function readCache(dir: string, key: string, opts: { full?: boolean } = {
   } catch {
     return { miss: 'header' };
   }
-  if (!header || typeof header !== 'object' || !Array.isArray(header.sections) || !header.records || typeof header.records.length !== 'number') return { miss: 'header' };
+  if (!header || typeof header !== 'object' || !Array.isArray(header.sections) || header.records === undefined || (header.records !== null && typeof header.records.length !== 'number')) return { miss: 'header' };
   if (header.format !== FORMAT) return { miss: 'format' };
   if (header.key !== key) return { miss: 'key' };
   at += headerLength;
@@ -308,12 +310,15 @@ export function readCache(dir: string, key: string, opts: { full?: boolean } = {
     at += s.length;
   }
   if (at !== buf.length) return { miss: 'truncated' };
+  let blob: RecordsBlob | undefined;
   const recordsFile = recordsFileOf(dir, key);
-  const blob = new RecordsBlob(recordsFile, header.records.length, header.records.sha256);
-  if (opts.full) {
-    const why = blob.load();
+  if (!header.records) {
+    if (opts.full) return { miss: 'lite-only' };
+  } else if (opts.full) {
+    const why = (blob = new RecordsBlob(recordsFile, header.records.length, header.records.sha256)).load();
     if (why) return { miss: why };
   } else {
+    blob = new RecordsBlob(recordsFile, header.records.length, header.records.sha256);
     try {
       if (statSync(recordsFile).size !== header.records.length) return { miss: 'truncated' };
     } catch {
@@ -375,7 +380,7 @@ interface Meta {
 /** The engine's view of every record, column by column: ids, patterns, error codes, capture names. */
 type EntryColumns = [string[], string[], (string | null)[], string[][]];
 
-function decode(sections: Map<string, Buffer>, blob: RecordsBlob): CachedLoad {
+function decode(sections: Map<string, Buffer>, blob: RecordsBlob | undefined): CachedLoad {
   const need = (name: string): Buffer => {
     const s = sections.get(name);
     if (!s) throw new Error(`no ${name} section`);
@@ -404,7 +409,8 @@ function decode(sections: Map<string, Buffer>, blob: RecordsBlob): CachedLoad {
 }
 
 interface Store {
-  blob: RecordsBlob;
+  /** undefined: a lite-only entry (no record's prose in it). */
+  blob: RecordsBlob | undefined;
   offsets: Float64Array;
 }
 
@@ -465,6 +471,8 @@ function lazyList<T>(n: number, make: (i: number) => T): T[] {
 function materialize(o: Lazy): void {
   const s = o[STORE];
   const i = o[INDEX];
+  // (a lite-only entry is read by scans that print no prose: a read here is a bug, said clearly)
+  if (!s.blob) throw new Error(`index cache: record ${i}'s prose was read from an entry written without it (a bug: please report it; --no-cache works around it)`);
   const heavy = JSON.parse(s.blob.bytes().toString('utf8', s.offsets[i]!, s.offsets[i + 1]!)) as unknown[];
   if (!Array.isArray(heavy) || heavy.length !== HEAVY.length) throw new Error(`index cache: record ${i} has no heavy row`);
   for (let k = 0; k < HEAVY.length; k++) Object.defineProperty(o, HEAVY[k]!, { value: heavy[k] ?? null, writable: true, enumerable: true, configurable: true });
@@ -540,11 +548,19 @@ class ByteWriter {
   }
 }
 
+/** What a cache entry holds besides the index and the records' lite fields. */
+export interface WriteOptions {
+  /** The records' prose too (the records file; default true). False: a lite-only entry, for a scan
+   * that prints no prose (count, json, text without explanations): it skips encoding and writing
+   * most of the records' bytes; a later run that reads prose finds it a miss and writes a full one. */
+  prose?: boolean;
+}
+
 /** Writes the cache file of `key` (atomically), then keeps the newest MAX_ENTRIES. `entries`: the
  * engine's entries of the records, when the caller has them (else made again). Errors are
  * returned, never thrown. */
-export function writeCache(dir: string, key: string, load: CachedLoad, entries?: readonly EngineEntry[]): string | undefined {
-  const steps = writeSteps(dir, key, load, entries);
+export function writeCache(dir: string, key: string, load: CachedLoad, entries?: readonly EngineEntry[], opts: WriteOptions = {}): string | undefined {
+  const steps = writeSteps(dir, key, load, entries, opts.prose !== false);
   for (;;) {
     const r = steps.next();
     if (r.done) return r.value;
@@ -552,8 +568,8 @@ export function writeCache(dir: string, key: string, load: CachedLoad, entries?:
 }
 
 /** writeCache in time slices of about `sliceMs`, with an event-loop turn between them. */
-export async function writeCacheAsync(dir: string, key: string, load: CachedLoad, entries?: readonly EngineEntry[], sliceMs = 10): Promise<string | undefined> {
-  const steps = writeSteps(dir, key, load, entries);
+export async function writeCacheAsync(dir: string, key: string, load: CachedLoad, entries?: readonly EngineEntry[], sliceMs = 10, opts: WriteOptions = {}): Promise<string | undefined> {
+  const steps = writeSteps(dir, key, load, entries, opts.prose !== false);
   let start = performance.now();
   for (;;) {
     const r = steps.next();
@@ -568,17 +584,25 @@ export async function writeCacheAsync(dir: string, key: string, load: CachedLoad
 /** Records encoded between two pauses of the writer. */
 const WRITE_STEP = 256;
 
-function* writeSteps(dir: string, key: string, load: CachedLoad, entries?: readonly EngineEntry[]): Generator<void, string | undefined> {
+function* writeSteps(dir: string, key: string, load: CachedLoad, entries: readonly EngineEntry[] | undefined, prose: boolean): Generator<void, string | undefined> {
   let tmp: string | undefined;
   try {
     const records = load.catalog.records;
     const n = records.length;
     if (entries && entries.length !== n) entries = undefined;
     mkdirSync(dir, { recursive: true });
-    // the records file first (streamed): an index file in place always has its records file beside it
+    // the records file first (streamed): an index file in place always has its records file beside
+    // it (a lite-only entry has none: one left by an older entry of this key goes)
     const recordsTarget = recordsFileOf(dir, key);
-    tmp = `${recordsTarget}.${process.pid}.tmp`;
-    const fd = openSync(tmp, 'w', 0o600);
+    if (prose) tmp = `${recordsTarget}.${process.pid}.tmp`;
+    else {
+      try {
+        unlinkSync(recordsTarget);
+      } catch {
+        // none
+      }
+    }
+    const fd = tmp ? openSync(tmp, 'w', 0o600) : -1;
     const recordsHash = createHash('sha256');
     const offsets = new Float64Array(n + 1);
     const liteParts: Buffer[] = [];
@@ -601,9 +625,11 @@ function* writeSteps(dir: string, key: string, load: CachedLoad, entries?: reado
         for (let k = 0; k < LITE.length; k++) liteRow[k] = r[LITE[k]!] ?? null;
         liteAt[i] = liteOut.size;
         liteOut.string(JSON.stringify(liteRow));
-        for (let k = 0; k < HEAVY.length; k++) heavyRow[k] = r[HEAVY[k]!] ?? null;
         offsets[i] = heavyOut.size;
-        heavyOut.string(JSON.stringify(heavyRow));
+        if (prose) {
+          for (let k = 0; k < HEAVY.length; k++) heavyRow[k] = r[HEAVY[k]!] ?? null;
+          heavyOut.string(JSON.stringify(heavyRow));
+        }
         const e = entries?.[i] ?? engineEntry(records[i]!);
         ids[i] = e.id;
         patterns[i] = e.pattern;
@@ -617,10 +643,10 @@ function* writeSteps(dir: string, key: string, load: CachedLoad, entries?: reado
       liteAt[n] = liteOut.size;
       offsets[n] = heavyOut.size;
     } finally {
-      closeSync(fd);
+      if (fd >= 0) closeSync(fd);
     }
-    const recordsInfo = { length: offsets[n]!, sha256: recordsHash.digest('hex') };
-    renameSync(tmp, recordsTarget);
+    const recordsInfo = prose ? { length: offsets[n]!, sha256: recordsHash.digest('hex') } : null;
+    if (tmp) renameSync(tmp, recordsTarget);
     tmp = undefined;
     yield;
     const meta: Meta = { problems: load.problems, sources: load.sources, count: n };

@@ -24,7 +24,8 @@ export interface CacheOptions {
   /** Sources smaller than this (bytes of record files) are not cached. */
   minBytes: number;
   /** The caller reads records' prose (documentation, solutions…): verify the records file up front
-   * (and hold it: a later eviction of the entry cannot take a record's prose away). */
+   * (and hold it: a later eviction of the entry cannot take a record's prose away); an entry
+   * without prose is a miss ('lite-only'). Not full: an entry written on a miss holds no prose. */
   full?: boolean;
 }
 
@@ -83,26 +84,26 @@ export async function loadThroughCache(
     return withSave(loaded.load, 'absent', () => {
       got.rememberHashes();
       return got.key;
-    }, dir, opts);
+    }, dir, cache.full === true, opts);
   }
   k.rememberHashes();
   const got = readCache(dir, k.key, { full: cache.full === true });
   if ('load' in got) return { load: got.load, cache: 'hit' };
   const loaded = await loadUncached(undefined);
   if (!loaded.files) return { load: loaded.load, cache: 'off' };
-  return withSave(loaded.load, got.miss, () => k.key, dir, opts);
+  return withSave(loaded.load, got.miss, () => k.key, dir, cache.full === true, opts);
 }
 
 /** A miss: the engine is built over entries made once, which the caller uses and the cache file
- * stores. */
-async function withSave(loaded: CachedLoad, miss: CacheMiss, key: () => string, dir: string, opts: ThroughCacheOptions): Promise<CacheOutcome> {
+ * stores (with the records' prose when the caller reads it: `full`). */
+async function withSave(loaded: CachedLoad, miss: CacheMiss, key: () => string, dir: string, full: boolean, opts: ThroughCacheOptions): Promise<CacheOutcome> {
   const entries = loaded.catalog.records.map(engineEntry);
   const engine = await (opts.build ? opts.build(entries) : MatchEngine.build(entries));
   const built: CachedLoad = { ...loaded, catalog: new Catalog(loaded.catalog.records as ErrorRecord[], engine) };
   return {
     load: built,
     cache: miss,
-    save: () => writeCache(dir, key(), built, entries),
-    saveAsync: (sliceMs?: number) => writeCacheAsync(dir, key(), built, entries, sliceMs),
+    save: () => writeCache(dir, key(), built, entries, { prose: full }),
+    saveAsync: (sliceMs?: number) => writeCacheAsync(dir, key(), built, entries, sliceMs, { prose: full }),
   };
 }
