@@ -390,13 +390,16 @@ export class PlainScorer {
     let a = this.allows[entry]!;
     if (a === 0) {
       const r = this.recordOf(entry);
-      const record: ScoredRecord = {
-        messagePattern: r.messagePattern,
-        errorClass: r.errorClass,
-        errorCode: r.errorCode,
-        specificity: r.specificity ?? patternBits(r.messagePattern),
-        ...(r.tags ? { tags: r.tags } : {}),
-      };
+      const record: ScoredRecord =
+        r.specificity !== undefined
+          ? r
+          : {
+              messagePattern: r.messagePattern,
+              errorClass: r.errorClass,
+              errorCode: r.errorCode,
+              specificity: patternBits(r.messagePattern),
+              ...(r.tags ? { tags: r.tags } : {}),
+            };
       this.recs[entry] = record;
       a = ASKED;
       for (const code of [false, true]) for (const cls of [false, true]) if (plainScoreCeiling(record, code, cls) >= this.minConfidence) a |= allowsBit(code, cls);
