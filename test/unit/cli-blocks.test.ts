@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { AFTER, BlockContext } from '../../server/src/cli/blockContext';
 import { main } from '../../server/src/cli/main';
-import { LineHits } from '../../server/src/core/engine';
+import { LineHits, MatchEngine } from '../../server/src/core/engine';
 import { forEachMatchingLine } from '../../server/src/core/lineScan';
 import { findBlocks } from '../../server/src/core/blocks';
 import { Catalog, explainBlocks, traceAt, traceChoice } from '../../server/src/core/catalog';
@@ -208,6 +208,35 @@ describe('cli scan: error blocks', () => {
         }
       }
     }
+  });
+
+  it('a real pytest report where many lines match generic records: every matched line gets the role of a parse of the whole text', async () => {
+    // (a window grows while a block is being parsed: a report's quoted code lies far from its
+    // frames and `E` lines, and lines there must still be the report's, not plain lines)
+    const text = readFileSync(path.join(REPO, 'test/fixtures/real/python-tracebacks.log'), 'utf8');
+    const lines = text.split('\n');
+    if (lines[lines.length - 1] === '') lines.pop();
+    const generic = ['      ', 'File "', 'Error: ', 'return', '    if ', 'import'].map((pattern, i) => ({ id: `g${i}`, pattern, captureNames: [], errorCode: null }));
+    const engine = MatchEngine.build(generic);
+    const out: string[] = [];
+    const bc = new BlockContext<number>((n, _line, _ms, block, r) => out.push(`${n} ${block ? `${block.first}-${block.last}` : '-'}:${r ?? '-'}`));
+    await forEachMatchingLine(Readable.from([Buffer.from(text)]), engine, (n, hits) => bc.match(n, hits.text(), hits.byteStart(), hits.count), async () => undefined, { blocks: bc });
+    bc.finish();
+    const whole = findBlocks(lines);
+    const roleOf = (k: number) => {
+      const b = whole.find((x) => x.first <= k && k <= x.last);
+      return b ? `${b.first + 1}-${b.last + 1}:${b.roles[k - b.first]}` : '-:-';
+    };
+    let quoted = 0;
+    for (const o of out) {
+      const [n, got] = o.split(' ');
+      assert.equal(got, roleOf(Number(n) - 1), `line ${n}: ${lines[Number(n) - 1]}`);
+      if (got!.endsWith(':quoted')) quoted++;
+    }
+    assert.equal(engine.rejected.length, 0);
+    assert.ok(out.length > 400, `${out.length} of ${lines.length} lines matched`);
+    assert.ok(whole.some((b) => b.last - b.first > 60), 'a report longer than a window');
+    assert.ok(quoted > 100, `${quoted} matched lines of quoted code`);
   });
 
   it('a byte block ending at any line: the roles of a parse of the whole text (a line near the end waits for the next block)', async () => {
