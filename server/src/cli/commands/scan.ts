@@ -12,7 +12,7 @@ import { forEachMatchingLine } from '../../core/lineScan';
 import { Output } from '../output';
 import { checkReadable, formatProblem, loadCatalog } from '../records';
 import { type RecordMatch, bestOfBlock, continuesTrace, matchInBlock, recordMatch, traceChoice } from '../../core/catalog';
-import { DEFAULT_MIN_CONFIDENCE, type HitList, PlainScorer, lineFacts } from '../../core/confidence';
+import { DEFAULT_MIN_CONFIDENCE, type HitList, PlainScorer } from '../../core/confidence';
 import type { ErrorBlock } from '../../core/blocks';
 import { LineHits, type LineMatch } from '../../core/engine';
 import { BlockContext } from '../blockContext';
@@ -260,7 +260,7 @@ export const scan: Command = {
             }
             return;
           }
-          const facts = scorer.facts ?? lineFacts(line);
+          const facts = scorer.facts;
           for (const lm of p.matchesWhere((k) => scorer.scoreOf(k) >= minConfidence)) report(n, recordMatch(records[lm.entry]!, lm, line, undefined, facts));
         };
         const stats = await forEachMatchingLine(

@@ -213,7 +213,7 @@ export function messageStart(line: string): number {
 const CODE_STATEMENT = /^>?\s*(?:raise\s+[A-Za-z_][\w.]*(?:\(|\s*$|\s+from\s)|throw\s+(?:new\s+)?[A-Za-z_$][\w.$]*\(|except(?:\s+[\w.(), ]+?)?(?:\s+as\s+\w+)?:\s*$)/;
 const CODE_INDENTED = /^(?:>|\s{4})\s*(?:[A-Za-z_][\w.]*\s+=\s+[rbfuRBFU]{0,2}["']|[rbfuRBFU]{0,2}(["']).*\1\s*\)+[,;:]?\s*$)/;
 
-export function looksLikeCode(line: string, from = messageStart(line)): boolean {
+export function looksLikeCode(line: string, from?: number): boolean {
   if (line.length > 4096) return false;
   // (cheap first: every form needs a `>` or an indent at the start, or one of the keywords; an
   // escape sequence anywhere may hide either)
@@ -222,7 +222,8 @@ export function looksLikeCode(line: string, from = messageStart(line)): boolean 
   const text = baseView(line).text;
   if (CODE_STATEMENT.test(text) || CODE_INDENTED.test(text)) return true;
   // (a statement after a log prefix too: `Dec  1 … worker[42]:     raise X(…)`)
-  return from > 0 && CODE_STATEMENT.test(text.slice(Math.min(from, text.length)));
+  const at = from ?? messageStart(line);
+  return at > 0 && CODE_STATEMENT.test(text.slice(Math.min(at, text.length)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -371,9 +372,14 @@ const allowsBit = (code: boolean, cls: boolean) => 1 << ((code ? 1 : 0) | (cls ?
  * ceiling: what the ceiling allows is worked out once per record.
  */
 export class PlainScorer {
-  /** The last line's facts, when score() needed them (always when it returned more than 0). */
-  facts: LineFacts | undefined;
   private scores = new Float64Array(64);
+  /** Hits whose score is worked out when asked (scoreOf): their start, end and code on the line. */
+  private starts = new Int32Array(64);
+  private ends = new Int32Array(64);
+  private codes = new Uint8Array(64);
+  private entries = new Int32Array(64);
+  private line = '';
+  private lineFacts: LineFacts | undefined;
   private readonly allows: Uint8Array;
   /** Each record as scored, with its specificity (worked out once: not looked up per hit). */
   private readonly recs: (ScoredRecord | undefined)[];
@@ -384,6 +390,11 @@ export class PlainScorer {
   ) {
     this.allows = new Uint8Array(records);
     this.recs = new Array<ScoredRecord | undefined>(records);
+  }
+
+  /** The facts of the line score() saw last (worked out on first read: a reporter reuses them). */
+  get facts(): LineFacts {
+    return (this.lineFacts ??= lineFacts(this.line));
   }
 
   private allowed(entry: number): number {
@@ -408,10 +419,26 @@ export class PlainScorer {
     return a;
   }
 
+  private grow(n: number): void {
+    if (this.scores.length >= n) return;
+    this.scores = new Float64Array(n * 2);
+    this.starts = new Int32Array(n * 2);
+    this.ends = new Int32Array(n * 2);
+    this.codes = new Uint8Array(n * 2);
+    this.entries = new Int32Array(n * 2);
+  }
+
   score(hits: HitList, line: string): number {
-    if (this.scores.length < hits.count) this.scores = new Float64Array(hits.count * 2);
+    this.grow(hits.count);
+    this.line = line;
+    this.lineFacts = undefined;
     const scores = this.scores;
-    let facts: LineFacts | undefined;
+    // what a line's facts can add to a record's evidence on a plain line: a marker (0 .. STRONG)
+    // and the match's coverage of the message (-COVERAGE_MAX .. COVERAGE_MAX); with the record's
+    // own evidence (neutral facts) these bound the score without reading the line's level, prefix
+    // or markers. A code line scores CONTEXT_SCORE: below any threshold above it.
+    const bounded = this.minConfidence > CONTEXT_SCORE;
+    let code: boolean | undefined;
     let confident = 0;
     for (let k = 0; k < hits.count; k++) {
       const entry = hits.entry(k);
@@ -422,20 +449,42 @@ export class PlainScorer {
       const codeInLine = record.errorCode ? hasToken(line, record.errorCode) : false;
       // (the class looked for only where the ceiling needs it)
       if (!(a & ANY_LINE) && !(a & allowsBit(codeInLine, false)) && !(a & allowsBit(codeInLine, true) && classInLine(line, record.errorClass))) continue;
-      facts ??= lineFacts(line);
-      const score = confidenceScore(record, { start: hits.start(k), end: hits.end(k), codeInLine }, line, {}, facts);
+      const match = { start: hits.start(k), end: hits.end(k), codeInLine };
+      if (bounded && this.lineFacts === undefined) {
+        const own = confidenceBits(record, match, line, {}, NEUTRAL_FACTS);
+        if (scoreOfBits(own + STRONG_MARKER_BITS + COVERAGE_MAX_BITS) < this.minConfidence) continue;
+        if ((code ??= line.indexOf('\x1b') >= 0 ? this.facts.code : looksLikeCode(line))) continue;
+        if (scoreOfBits(own - COVERAGE_MAX_BITS) >= this.minConfidence) {
+          // confident whatever the line's facts: its exact score when asked
+          scores[k] = NaN;
+          this.starts[k] = match.start;
+          this.ends[k] = match.end;
+          this.codes[k] = codeInLine ? 1 : 0;
+          this.entries[k] = entry;
+          confident++;
+          continue;
+        }
+      }
+      const score = confidenceScore(record, match, line, {}, this.facts);
       scores[k] = score;
       if (score >= this.minConfidence) confident++;
     }
-    this.facts = facts;
     return confident;
   }
 
-  /** Hit k's score on the line score() saw last (0: below the threshold by its ceiling). */
+  /** Hit k's score on the line score() saw last (0: below the threshold by its ceiling or bound). */
   scoreOf(k: number): number {
-    return this.scores[k]!;
+    let s = this.scores[k]!;
+    if (Number.isNaN(s)) {
+      s = confidenceScore(this.recs[this.entries[k]!]!, { start: this.starts[k]!, end: this.ends[k]!, codeInLine: this.codes[k] === 1 }, this.line, {}, this.facts);
+      this.scores[k] = s;
+    }
+    return s;
   }
 }
+
+/** Facts that add nothing: a record's own evidence on a line (PlainScorer's bounds). */
+const NEUTRAL_FACTS: LineFacts = Object.freeze({ marker: undefined, code: false, from: 0, rest: 0 });
 
 /** Confidence that `record` explains `line`, where `match` is its match on that line. */
 export function matchConfidence(record: ScoredRecord, match: ScoredMatch, line: string, ctx: MatchContext = {}, facts: LineFacts = lineFacts(line)): Confidence {
