@@ -366,10 +366,10 @@ const allowsBit = (code: boolean, cls: boolean) => 1 << ((code ? 1 : 0) | (cls ?
 /**
  * Scores the hits of plain lines (lines outside any error block) against one threshold: score()
  * returns how many reach `minConfidence`, and then scoreOf(k) is hit k's score and `facts` the
- * line's facts (computed only when some hit can reach the threshold: a reporter reuses them). A
- * hit whose ceiling is below the threshold scores 0 and costs one array read (most hits of generic
- * records), or a look for the record's code or class on the line where only one of them lifts the
- * ceiling: what the ceiling allows is worked out once per record.
+ * line's facts (read from the line only where a hit's bounds do not decide, or when asked: a
+ * reporter reuses them). A hit whose ceiling is below the threshold scores 0 and costs one array
+ * read (most hits of generic records), or a look for the record's code or class on the line where
+ * only one of them lifts the ceiling: what the ceiling allows is worked out once per record.
  */
 export class PlainScorer {
   private scores = new Float64Array(64);
