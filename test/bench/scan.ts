@@ -47,9 +47,9 @@ interface Run {
   out: string;
 }
 
-function scanOnce(root: string, records: string, log: string, cacheDir: string, extra: string[] = [], format = 'count'): Run {
+function scanOnce(root: string, records: string | readonly string[], log: string, cacheDir: string, extra: string[] = [], format = 'count'): Run {
   const t0 = process.hrtime.bigint();
-  const p = spawnSync(process.execPath, [path.join(root, 'dist/cli.js'), 'scan', '--format', format, '--no-bundled', '--records', records, ...extra, log], {
+  const p = spawnSync(process.execPath, [path.join(root, 'dist/cli.js'), 'scan', '--format', format, '--no-bundled', ...[records].flat().flatMap((r) => ['--records', r]), ...extra, log], {
     encoding: 'utf8',
     env: { ...process.env, ERROR_EXPLAINER_INDEX_CACHE: cacheDir },
     maxBuffer: 64 << 20,
@@ -166,18 +166,17 @@ function realMaterial(ctx: BenchContext, reps: number): void {
   for (let written = 0; written < mb * MB; written += Buffer.byteLength(base)) fs.writeSync(fd, base);
   fs.closeSync(fd);
   const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ee-bench-real-'));
-  const args = recordFiles.flatMap((f) => ['--records', f]);
   let raw = Infinity;
   const best: Record<string, number> = { count: Infinity, text: Infinity };
   const outs: Record<string, Set<string>> = { count: new Set(), text: new Set() };
   try {
-    scanOnce(ctx.root, recordFiles[0]!, log, cacheDir, args.slice(2), 'text'); // (writes the cache, with the prose text reads)
+    scanOnce(ctx.root, recordFiles, log, cacheDir, [], 'text'); // (writes the cache, with the prose text reads)
     for (let rep = 0; rep < Math.max(2, reps); rep++) {
       const t0 = process.hrtime.bigint();
       forEachLine(log, () => undefined);
       raw = Math.min(raw, Number(process.hrtime.bigint() - t0) / 1e6);
       for (const format of ['count', 'text']) {
-        const r = scanOnce(ctx.root, recordFiles[0]!, log, cacheDir, [...args.slice(2), ...(format === 'text' ? ['--color', 'never'] : [])], format);
+        const r = scanOnce(ctx.root, recordFiles, log, cacheDir, format === 'text' ? ['--color', 'never'] : [], format);
         best[format] = Math.min(best[format]!, r.ms);
         outs[format]!.add(createHash('sha256').update(r.out).digest('hex'));
       }
@@ -185,7 +184,7 @@ function realMaterial(ctx: BenchContext, reps: number): void {
   } finally {
     fs.rmSync(cacheDir, { recursive: true, force: true });
   }
-  const counts = JSON.parse(scanOnce(ctx.root, recordFiles[0]!, log, cacheDir, [...args.slice(2), '--no-cache']).out) as { lines: number; matches: number; belowConfidence: number };
+  const counts = JSON.parse(scanOnce(ctx.root, recordFiles, log, cacheDir, ['--no-cache']).out) as { lines: number; matches: number; belowConfidence: number };
   const ratio = (ms: number) => (raw / ms).toFixed(2);
   ctx.log(`  real material: ${records} records, ${mb} MB: raw ${raw.toFixed(0)} ms, count ${best.count!.toFixed(0)} ms, text ${best.text!.toFixed(0)} ms`);
   ctx.markdown(
