@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { derivePattern } from '../../server/src/core/pattern';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { DEFAULT_MIN_CONFIDENCE, classInLine, confidenceScore, errorMarker, labelOf, lineFacts, looksLikeCode, matchConfidence, messageStart, patternBits, plainScoreCeiling, PlainScorer, wordBits } from '../../server/src/core/confidence';
+import { DEFAULT_MIN_CONFIDENCE, classInLine, confidenceScore, errorMarker, labelOf, lineFacts, looksLikeCode, matchConfidence, messageStart, patternBits, plainScoreCeiling, PlainScorer, scoreOfBits, scoreThreshold, scoresAtLeast, wordBits } from '../../server/src/core/confidence';
 import { engineEntry } from '../../server/src/core/catalog';
 import { MatchEngine, hasToken } from '../../server/src/core/engine';
 import { extractFromDir } from '../../server/src/core/extract';
@@ -178,6 +178,26 @@ describe('confidence: the ceiling of a plain line (what lets scan skip most hits
   const engine = MatchEngine.build(records.map((r) => engineEntry(r)));
   const logs = [...fs.readdirSync(path.join(dir, 'unrelated-logs')).map((f) => path.join(dir, 'unrelated-logs', f)), ...['python-tracebacks.log', 'node-stacks.log', 'tsc-output.log'].map((f) => path.join(dir, f))];
   const lines = logs.flatMap((f) => fs.readFileSync(f, 'utf8').split('\n'));
+
+  it('scoresAtLeast is scoreOfBits(bits) >= min, also at the threshold and between rounding steps', () => {
+    let seed = 3;
+    const r = (): number => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+    for (const min of [-1, 0, 0.0004, 0.0005, 0.001, 0.05, 0.3, 1 / 3, 0.5, 0.5004, 0.5005, 0.8, 0.999, 0.9995, 1, 1.2]) {
+      const t = scoreThreshold(min);
+      const bits: number[] = [-10, 0, 17.999, 18, 18.000001, 100, 1000, 1e9];
+      for (let i = 0; i < 3000; i++) bits.push(r() * 120 - 10);
+      // around the threshold: the exact float neighbours the rounding turns on
+      if (Number.isFinite(t)) for (let d = -2e-6; d <= 2e-6; d += 1e-7) bits.push(t + d, t + d * 1e-3);
+      let above = 0;
+      for (const b of bits) {
+        const want = scoreOfBits(b) >= min;
+        assert.equal(scoresAtLeast(b, min, t), want, `min ${min}, bits ${b}: score ${scoreOfBits(b)}`);
+        if (want) above++;
+      }
+      // (both sides are there where both can be)
+      if (min > 0 && min <= 0.999) assert.ok(above > 0 && above < bits.length, `min ${min}: ${above} of ${bits.length}`);
+    }
+  });
 
   it('no score on a plain line exceeds its ceiling, and PlainScorer counts what scoring every hit counts', () => {
     let matched = 0;

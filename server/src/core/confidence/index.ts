@@ -327,6 +327,26 @@ export function scoreOfBits(bits: number): number {
   return Math.round(score * 1000) / 1000;
 }
 
+/**
+ * Does evidence `bits` score at least `min`? The same answer as `scoreOfBits(bits) >= min`, read
+ * from `threshold` (scoreThreshold(min)) where the bits are clearly on one side of it: the score
+ * grows with the bits, and a rounded score reaches min exactly from the bits where the unrounded
+ * one reaches min's 3-decimal step minus half a step. Within 1e-6 bits of it, the score decides.
+ */
+export function scoresAtLeast(bits: number, min: number, threshold: number): boolean {
+  if (bits > threshold + 1e-6) return true;
+  if (bits < threshold - 1e-6) return false;
+  return scoreOfBits(bits) >= min;
+}
+
+/** The bits from which scoreOfBits reaches min (scoresAtLeast). */
+export function scoreThreshold(min: number): number {
+  const step = Math.ceil(min * 1000 - 1e-9);
+  if (step <= 0) return -Infinity;
+  if (step > 1000) return Infinity;
+  return ZERO_AT - HALF_LIFE * Math.log2(1 - (step - 0.5) / 1000);
+}
+
 /** The score of a frame or quoted-code line: context, never a match of its own. */
 const CONTEXT_SCORE = 0.05;
 
@@ -390,7 +410,10 @@ export class PlainScorer {
   ) {
     this.allows = new Uint8Array(records);
     this.recs = new Array<ScoredRecord | undefined>(records);
+    this.threshold = scoreThreshold(minConfidence);
   }
+  /** scoreThreshold(minConfidence). */
+  private readonly threshold: number;
 
   /** The facts of the line score() saw last (worked out on first read: a reporter reuses them). */
   get facts(): LineFacts {
@@ -452,9 +475,9 @@ export class PlainScorer {
       const match = { start: hits.start(k), end: hits.end(k), codeInLine };
       if (bounded && this.lineFacts === undefined) {
         const own = confidenceBits(record, match, line, {}, NEUTRAL_FACTS);
-        if (scoreOfBits(own + STRONG_MARKER_BITS + COVERAGE_MAX_BITS) < this.minConfidence) continue;
+        if (!scoresAtLeast(own + STRONG_MARKER_BITS + COVERAGE_MAX_BITS, this.minConfidence, this.threshold)) continue;
         if ((code ??= line.indexOf('\x1b') >= 0 ? this.facts.code : looksLikeCode(line))) continue;
-        if (scoreOfBits(own - COVERAGE_MAX_BITS) >= this.minConfidence) {
+        if (scoresAtLeast(own - COVERAGE_MAX_BITS, this.minConfidence, this.threshold)) {
           // confident whatever the line's facts: its exact score when asked
           scores[k] = NaN;
           this.starts[k] = match.start;
