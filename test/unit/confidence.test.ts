@@ -2,9 +2,10 @@ import * as assert from 'node:assert/strict';
 import { derivePattern } from '../../server/src/core/pattern';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { DEFAULT_MIN_CONFIDENCE, classInLine, confidenceScore, errorMarker, labelOf, lineFacts, looksLikeCode, matchConfidence, messageStart, patternBits, plainScoreCeiling, PlainScorer, scoreOfBits, scoreThreshold, scoresAtLeast, wordBits } from '../../server/src/core/confidence';
+import { CODE_INDENTED, CODE_STATEMENT, DEFAULT_MIN_CONFIDENCE, classInLine, confidenceScore, errorMarker, labelOf, lineFacts, looksLikeCode, matchConfidence, messageStart, patternBits, plainScoreCeiling, PlainScorer, scoreOfBits, scoreThreshold, scoresAtLeast, wordBits } from '../../server/src/core/confidence';
 import { engineEntry } from '../../server/src/core/catalog';
 import { MatchEngine, hasToken } from '../../server/src/core/engine';
+import { baseView } from '../../server/src/core/text';
 import { extractFromDir } from '../../server/src/core/extract';
 import type { ErrorRecord } from '../../server/src/core/record';
 
@@ -120,6 +121,31 @@ describe('confidence', () => {
     const c = conf('File is not a zip file', '            raise BadZipFile("File is not a zip file")', { errorClass: 'zipfile.BadZipFile' });
     assert.equal(c.label, 'unlikely');
     assert.ok(c.score < DEFAULT_MIN_CONFIDENCE);
+  });
+
+  it('looksLikeCode is its forms read from the line\'s start and from its message\'s start: the quick test before them changes no answer (real logs, prefixes, keywords anywhere)', () => {
+    // the definition: the forms at the start of the line's text, or a statement after its prefix
+    const byForms = (line: string, from: number): boolean => {
+      if (line.length > 4096) return false;
+      const text = baseView(line).text;
+      return CODE_STATEMENT.test(text) || CODE_INDENTED.test(text) || (from > 0 && CODE_STATEMENT.test(text.slice(Math.min(from, text.length))));
+    };
+    const lines: string[] = [];
+    const real = path.join(__dirname, '..', 'fixtures', 'real');
+    for (const f of ['python-tracebacks.log', 'node-stacks.log', 'tsc-output.log', ...fs.readdirSync(path.join(real, 'unrelated-logs')).map((x) => path.join('unrelated-logs', x))])
+      lines.push(...fs.readFileSync(path.join(real, f), 'utf8').split('\n'));
+    const prefixes = ['', '2026-12-01 10:00:00 ERROR ', 'Dec  1 09:00:44 host worker[42]: ', '[x] ', 'E   ', '>   ', '>', '    ', '\t', '\u00a0', '\v', '\t\t\t\t', '\u00a0\u00a0\u00a0\u00a0', 'web_1  | ', 'INFO: ', 'x '];
+    const bodies = ['raise ValueError("x")', 'raise', 'raise X from e', 'throw new Error("x")', 'throw err(', 'except KeyError:', 'except:', 'except (A, B) as e:', 'msg = "hello"', '"… files")', 'x raise ValueError(1)', 'the raise of prices', 'throwing things', 'exception here:', '  raise X(', '>raise X(', 'retry: raise the limit'];
+    for (const p of prefixes) for (const b of bodies) lines.push(p + b, p + b + '\r', p + ' ' + b);
+    let code = 0;
+    for (const l of lines) {
+      if (l.indexOf('\x1b') >= 0) continue; // (a coloured line's prefix is read from its text: lineFacts)
+      const want = byForms(l, messageStart(l));
+      assert.equal(looksLikeCode(l), want, JSON.stringify(l));
+      assert.equal(looksLikeCode(l, messageStart(l)), want, JSON.stringify(l));
+      if (want) code++;
+    }
+    assert.ok(code > 100 && lines.length - code > 1000, `${code} of ${lines.length} code`);
   });
 
   it('a record whose file is in none of the trace\'s frames loses confidence (another file raises the same text)', () => {

@@ -210,15 +210,30 @@ export function messageStart(line: string): number {
  * `except …:` clause, an indented assignment of a string literal (`msg = "…"`), an indented
  * line that is only a string literal continuing a call (`    "… files")`). pytest marks the
  * failing line with `>`. The message a program logs reads otherwise. */
-const CODE_STATEMENT = /^>?\s*(?:raise\s+[A-Za-z_][\w.]*(?:\(|\s*$|\s+from\s)|throw\s+(?:new\s+)?[A-Za-z_$][\w.$]*\(|except(?:\s+[\w.(), ]+?)?(?:\s+as\s+\w+)?:\s*$)/;
-const CODE_INDENTED = /^(?:>|\s{4})\s*(?:[A-Za-z_][\w.]*\s+=\s+[rbfuRBFU]{0,2}["']|[rbfuRBFU]{0,2}(["']).*\1\s*\)+[,;:]?\s*$)/;
+export const CODE_STATEMENT = /^>?\s*(?:raise\s+[A-Za-z_][\w.]*(?:\(|\s*$|\s+from\s)|throw\s+(?:new\s+)?[A-Za-z_$][\w.$]*\(|except(?:\s+[\w.(), ]+?)?(?:\s+as\s+\w+)?:\s*$)/;
+export const CODE_INDENTED = /^(?:>|\s{4})\s*(?:[A-Za-z_][\w.]*\s+=\s+[rbfuRBFU]{0,2}["']|[rbfuRBFU]{0,2}(["']).*\1\s*\)+[,;:]?\s*$)/;
 
+/** What a statement starts with, at a position (sticky): CODE_STATEMENT's keyword, after its `>`
+ * and blanks. */
+const KEYWORD_AT = />?\s*(?:raise|throw|except)/y;
+/** A line starting with what CODE_INDENTED needs (`>` or a blank). */
+const INDENT_OR_QUOTE = /^[>\s]/;
+
+/** from: messageStart(line), when the caller has it. */
 export function looksLikeCode(line: string, from?: number): boolean {
   if (line.length > 4096) return false;
-  // (cheap first: every form needs a `>` or an indent at the start, or one of the keywords; an
-  // escape sequence anywhere may hide either)
-  const c = line.charCodeAt(0);
-  if (c !== 0x20 && c !== 0x09 && c !== 0x3e && line.indexOf('\x1b') < 0 && line.indexOf('raise') < 0 && line.indexOf('throw') < 0 && line.indexOf('except') < 0) return false;
+  // (cheap first: without an escape sequence (which may hide any of it) and without a `>` or a
+  // blank at its start, a line is code only with a statement's keyword at its start or after
+  // its log prefix: two anchored looks instead of searching the line for each keyword)
+  if (line.indexOf('\x1b') < 0 && !INDENT_OR_QUOTE.test(line)) {
+    KEYWORD_AT.lastIndex = 0;
+    if (!KEYWORD_AT.test(line)) {
+      const at = from ?? messageStart(line);
+      if (at === 0) return false;
+      KEYWORD_AT.lastIndex = at;
+      if (!KEYWORD_AT.test(line)) return false;
+    }
+  }
   const text = baseView(line).text;
   if (CODE_STATEMENT.test(text) || CODE_INDENTED.test(text)) return true;
   // (a statement after a log prefix too: `Dec  1 … worker[42]:     raise X(…)`)
@@ -256,7 +271,8 @@ export interface LineFacts {
   rest: number;
 }
 
-export function lineFacts(line: string): LineFacts {
+/** from: messageStart(line) when the caller has it (-1 or absent: worked out here). */
+export function lineFacts(line: string, from = -1): LineFacts {
   if (line.indexOf('\x1b') >= 0) {
     // a coloured line: its log prefix, error marker and message are read from its text without the
     // escapes (`\x1b[31mERROR\x1b[0m` is a marker); `from` maps back to the line, as match spans are
@@ -265,7 +281,7 @@ export function lineFacts(line: string): LineFacts {
     const at = messageStart(text);
     return { marker: errorMarker(text), code: looksLikeCode(line, at), from: view.toOriginal(at), rest: text.slice(at).trim().length };
   }
-  const from = messageStart(line);
+  if (from < 0) from = messageStart(line);
   return { marker: errorMarker(line), code: looksLikeCode(line, from), from, rest: line.slice(from).trim().length };
 }
 
@@ -417,8 +433,10 @@ export class PlainScorer {
 
   /** The facts of the line score() saw last (worked out on first read: a reporter reuses them). */
   get facts(): LineFacts {
-    return (this.lineFacts ??= lineFacts(this.line));
+    return (this.lineFacts ??= lineFacts(this.line, this.lineFrom));
   }
+  /** messageStart of the line, once the code test has it (-1: not yet). */
+  private lineFrom = -1;
 
   private allowed(entry: number): number {
     let a = this.allows[entry]!;
@@ -455,6 +473,7 @@ export class PlainScorer {
     this.grow(hits.count);
     this.line = line;
     this.lineFacts = undefined;
+    this.lineFrom = -1;
     const scores = this.scores;
     // what a line's facts can add to a record's evidence on a plain line: a marker (0 .. STRONG)
     // and the match's coverage of the message (-COVERAGE_MAX .. COVERAGE_MAX); with the record's
@@ -476,7 +495,7 @@ export class PlainScorer {
       if (bounded && this.lineFacts === undefined) {
         const own = confidenceBits(record, match, line, {}, NEUTRAL_FACTS);
         if (!scoresAtLeast(own + STRONG_MARKER_BITS + COVERAGE_MAX_BITS, this.minConfidence, this.threshold)) continue;
-        if ((code ??= line.indexOf('\x1b') >= 0 ? this.facts.code : looksLikeCode(line))) continue;
+        if ((code ??= line.indexOf('\x1b') >= 0 ? this.facts.code : looksLikeCode(line, (this.lineFrom = messageStart(line))))) continue;
         if (scoresAtLeast(own - COVERAGE_MAX_BITS, this.minConfidence, this.threshold)) {
           // confident whatever the line's facts: its exact score when asked
           scores[k] = NaN;
