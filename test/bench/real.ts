@@ -265,8 +265,9 @@ function measureWith(ctx: BenchContext, name: string, records: readonly GenRecor
     brute = all > 0 ? `${ok}/${all}` : '-';
   }
   const bs = engine.byteIndex().stats;
-  const helped = engine.byteIndex().native?.helped ?? 0;
-  const stats = `${threads} thread${threads > 1 ? `s (the second scanned part of ${helped} blocks)` : ''}; tiers A16 ${bs.a16}, A8 ${bs.a8}, T12 ${bs.t12}, T8 ${bs.t8}, T4 ${bs.t4}, T4s ${bs.t4s} (stride ${bs.t4sstride}), T2 ${bs.t2}, pairs ${bs.pairs}, unkeyed ${bs.unkeyed}; ${perLine}`;
+  const nat = engine.byteIndex().native;
+  const split = nat ? `s (${nat.splits} blocks split: of their ${nat.parts} later parts the helper scanned ${nat.helped}, this thread ${nat.stolen}, ${nat.refits} again with more room)` : 's';
+  const stats = `${threads} thread${threads > 1 ? split : ''}; tiers A16 ${bs.a16}, A8 ${bs.a8}, T12 ${bs.t12}, T8 ${bs.t8}, T4 ${bs.t4}, T4s ${bs.t4s} (stride ${bs.t4sstride}), T2 ${bs.t2}, pairs ${bs.pairs}, unkeyed ${bs.unkeyed}; ${perLine}`;
   ctx.log(
     `  ${name}: ${records.length} records, build ${buildMs.toFixed(0)} + ${byteMs.toFixed(0)} ms; raw ${rawS.toFixed(2)} s, scan as the CLI does it ${cliS.toFixed(2)} s (ratio ${(rawS / cliS).toFixed(2)}; ${confident} lines with a confident match), every match made ${scanS.toFixed(2)} s (ratio ${(rawS / scanS).toFixed(2)})${countS ? `, count-only ${countS.toFixed(2)} s (${(rawS / countS).toFixed(2)})` : ''}; recall ${found}/${expected}; ${matchedLines}/${lines} lines matched; brute force ${brute}; ${stats}`,
   );

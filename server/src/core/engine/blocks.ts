@@ -411,15 +411,15 @@ function walk(host: BlockHost, sc: Scratch, buf: Uint8Array, n: number, onLine: 
   const parts = index.scanParts(buf, n);
   if (parts) {
     walkListed(host, sc, bytes, parts.first, 0, 0, onLine);
-    const total = parts.first.total;
-    if (!parts.rest) return total;
-    // the second part (a helper thread scanned it while the first was walked)
-    const second = parts.rest();
-    if (second) {
-      walkListed(host, sc, bytes, second.lines, total, second.split, onLine);
-      return total + second.lines.total;
+    let total = parts.first.total;
+    // the later parts (a helper thread scans each while the ones before are walked)
+    for (let p = parts.next?.(); p; p = parts.next!()) {
+      if (p.lines) {
+        walkListed(host, sc, bytes, p.lines, total, p.start, onLine);
+        total += p.lines.total;
+      } else total += jsWalk(host, sc, buf, bytes, p.end, p.start, total, onLine);
     }
-    return total + jsWalk(host, sc, buf, bytes, n, parts.split!, total, onLine);
+    return total;
   }
   return jsWalk(host, sc, buf, bytes, n, 0, 0, onLine);
 }

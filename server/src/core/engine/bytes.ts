@@ -384,15 +384,21 @@ export interface NativeScanner {
    * hold hits or an ESC / backslash byte, in one part. Views into the module's memory, valid until
    * the next call. */
   scanLines(buf: Uint8Array, n: number): NativeLines | undefined;
-  /** scanLines in two parts when a helper thread runs (see NativeParts), else the whole block as
-   * the first part. */
+  /** scanLines in parts when a helper thread runs (see NativeParts), else the whole block as the
+   * first part. */
   scanParts(buf: Uint8Array, n: number): NativeParts | undefined;
-  /** Let a second thread scan the second part of each large block in scanParts
+  /** Let a second thread scan the later parts of each large block in scanParts
    * (engine/wasmScan.ts ScanHelper); false when this scanner cannot (no shared memory, no thread). */
   startHelper(spawn: SpawnThread): boolean;
   stopHelper(): void;
-  /** Blocks whose second part a helper thread scanned so far. */
+  /** Blocks split into parts so far, and what became of their later parts (each counts once):
+   * scanned by the helper thread, by this thread where the helper had not begun them, or again
+   * with more room (their hits did not fit, or the helper failed). */
+  readonly splits: number;
+  readonly parts: number;
   readonly helped: number;
+  readonly stolen: number;
+  readonly refits: number;
 }
 
 /** The native line walk's result. Per listed line eight i32 in `entries`: line number, start, end
@@ -403,16 +409,22 @@ export interface NativeScanner {
  * [record, start, end, captures, (capture start, end) * captures], offsets in the line (plain
  * ASCII, so bytes are UTF-16 units). `pairs`: the hits as (position, record), in position order;
  * `total`: the number of lines in the block. */
-/** A block's line walk in up to two parts of whole lines (engine/wasmScan.ts scanParts): `first`
- * at once; `rest()`, when there is a second part, waits for it (a helper thread scans it
- * meanwhile): its line numbers, positions and indexes are its own (add first.total and `split`),
- * or undefined when it could not be had (the JS walk takes the block from `split` on). Walk
- * `first` before calling rest(). */
+/** A block's line walk in parts of whole lines (engine/wasmScan.ts scanParts): `first` at once,
+ * then, when a helper thread scans the rest of the block, `next()` for each further part in order:
+ * it waits for the part (the helper scans the parts one after another while this thread walks the
+ * ones before) and gives its byte range and its walk, whose line numbers, positions and indexes
+ * are its own (add the lines before it and `start`), or lines undefined when it could not be had
+ * (the JS walk takes [start, end)); undefined after the last part. Walk each part before asking
+ * for the next: a part's views are valid until then. */
 export interface NativeParts {
   first: NativeLines;
-  /** Where the second part starts (with rest). */
-  split?: number;
-  rest?: () => { lines: NativeLines; split: number } | undefined;
+  next?: () => NativePart | undefined;
+}
+
+export interface NativePart {
+  start: number;
+  end: number;
+  lines: NativeLines | undefined;
 }
 
 export interface NativeLines {
@@ -545,7 +557,7 @@ export class ByteIndex {
     }
   }
 
-  /** The scan plus the line walk in the WebAssembly module, in up to two parts (see NativeParts),
+  /** The scan plus the line walk in the WebAssembly module, in parts (see NativeParts),
    * or undefined when there is no module or it gives up on this block (then: scan, and the walk
    * in JS). */
   scanParts(buf: Uint8Array, n: number): NativeParts | undefined {

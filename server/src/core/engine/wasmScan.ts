@@ -3,7 +3,7 @@
 // once into the module's memory, each block is copied in, the hits are copied out. Returns
 // undefined wherever WebAssembly is unavailable; ByteIndex then scans in JS (same results).
 
-import { type ByteIndex, type ByteTier, type LongerKeys, type NativeLines, type NativeParts, type NativeScanner, type PairKeys, type SpawnThread, BUCKET_WORDS } from './bytes';
+import { type ByteIndex, type ByteTier, type LongerKeys, type NativeLines, type NativePart, type NativeParts, type NativeScanner, type PairKeys, type SpawnThread, BUCKET_WORDS } from './bytes';
 import { SCAN_WASM_BASE64, SCAN_WASM_SHARED_BASE64 } from './scanWasm.generated';
 
 /** The part of the WebAssembly JS API used here (lib "dom" is not in this project's lib). */
@@ -346,73 +346,153 @@ class WasmScanner implements NativeScanner {
     };
   }
 
-  /** This thread's share of a split block: it scans its part and walks it while the helper scans
-   * the rest, so the helper's part is the larger one when the walk is slow (many matched lines). */
+  /** This thread's first part of a split block, as a share of it: set so that this thread's scan
+   * of it and its walk of the whole block take what the helper's scan of the rest takes (see
+   * balance; where the walk alone takes longer, the first part is FIRST_PART bytes). The parts
+   * each thread takes where the other is behind even the rest out within the block. */
   private share = 0.5;
 
-  /** Move the share so that both parts take the same time, from the last block's times per byte
-   * of each thread (halfway there each block: the times are noisy). */
-  private balance(mainPerByte: number, helperPerByte: number): void {
-    if (!(mainPerByte > 0 && helperPerByte > 0)) return;
-    const even = helperPerByte / (mainPerByte + helperPerByte);
-    this.share = Math.min(0.9, Math.max(0.1, (this.share + even) / 2));
+  /** Move the share so that both threads are busy for the same time, from the last block's times
+   * per byte: this thread's scan (of its first part) and walk (of the whole block), the helper's
+   * scan (halfway there each block: the times are noisy). */
+  private balance(scanPerByte: number, walkPerByte: number, helperPerByte: number): void {
+    if (!(scanPerByte > 0 && helperPerByte > 0 && walkPerByte >= 0)) return;
+    // share * scan + walk = (1 - share) * helper
+    const even = (helperPerByte - walkPerByte) / (scanPerByte + helperPerByte);
+    this.share = Math.min(0.9, Math.max(0, (this.share + even) / 2));
   }
 
   /** Candidates the helper's instance verified so far (its running count, as verified()), and
    * those of the helpers before it. */
   private helperVerified = 0;
   private helperBase = 0;
+  /** Blocks split into parts, and what became of their later parts (each counts once): scanned
+   * by the helper, scanned by this thread where the helper had not begun them, or scanned again
+   * here with more room (their hits did not fit, or the helper failed). */
+  splits = 0;
+  parts = 0;
   helped = 0;
+  stolen = 0;
+  refits = 0;
 
   /**
-   * buf[0, n) in two parts of whole lines when a helper runs and the block is large: [0, split)
-   * scanned here while the helper scans [split, n) in its own work area. `first` is the first
-   * part's walk; `rest()` waits for the second's (its line numbers, positions and indexes are its
-   * own: add first.total and `split`), or undefined when it cannot be had (then the caller walks
-   * [split, n) in JS). The caller walks the first part while the helper is still at the second.
-   * Each part is walked as a block of its own: a key never holds a line break, so each part's hits
-   * are the block's hits there. Undefined when the first part does not fit (the JS walk takes the
-   * block). Without a helper, or for a small block: the whole block as `first`.
+   * buf[0, n) in parts of whole lines when a helper runs and the block is large: a small first
+   * part [0, split) scanned here while the helper scans the parts of [split, n) one after another,
+   * each in its own work area. `first` is the first part's walk; each `next()` gives the next part
+   * (see NativeParts): the caller walks each part while the helper scans the later ones, and where
+   * the next part is not scanned yet, this thread scans one the helper has not begun, the last one
+   * first, instead of waiting (both threads claim a part with a compare-and-swap), so neither
+   * thread waits for the other within a block whichever of scan and walk takes longer. Each part
+   * is walked as a block of its own: a key never holds a line break, so each part's hits are the
+   * block's hits there. Undefined when the first part does not fit (the JS walk takes the block).
+   * Without a helper, or for a small block: the whole block as `first`.
    */
   scanParts(buf: Uint8Array, n: number): NativeParts | undefined {
-    const split = this.helper && n >= SPLIT_MIN && n <= MAX_BLOCK ? splitPoint(buf, n, this.share) : -1;
+    const split = this.helper && n >= SPLIT_MIN && n <= MAX_BLOCK ? splitPoint(buf, Math.max(FIRST_PART, Math.floor(n * this.share)), n) : -1;
     if (split < 0) {
       const whole = this.scanLines(buf, n);
       return whole && { first: whole };
     }
     const helper = this.helper!;
-    const nb = n - split;
-    // everything this thread scans for this block (the first part, again with more room, the
-    // stripped text of its coloured lines, a JSON line's values) stays below what an n-byte block
-    // with room for a hit per byte needs; the helper's area is above it
-    const atB = layout(layout(this.area, n, n + 1024).end, nb, firstCap(nb));
-    this.reserve(atB.end);
-    this.place(buf.subarray(split, n), nb, atB);
-    helper.post(this.helperCfg, atB, nb);
+    // everything this thread scans for this block outside the parts (the first part, again with
+    // more room, the stripped text of its coloured lines, a JSON line's values, a part whose hits
+    // did not fit) stays below what an n-byte block with room for a hit per byte needs; the parts'
+    // work areas are above it
+    const parts: Part[] = [];
+    const count = Math.min(MAX_PARTS, Math.max(1, Math.floor((n - split) / PART_MIN)));
+    const size = Math.floor((n - split) / count);
+    let base = layout(this.area, n, n + 1024).end;
+    for (let k = 0, start = split; k < count && start < n; k++) {
+      const end = k === count - 1 ? -1 : splitPoint(buf, start + size, n);
+      const stop = end < 0 ? n : end;
+      const at = layout(base, stop - start, firstCap(stop - start));
+      parts.push({ start, end: stop, at });
+      base = at.end;
+      start = stop;
+    }
+    this.reserve(base);
+    for (const p of parts) this.place(buf.subarray(p.start, p.end), p.end - p.start, p.at);
+    helper.post(this.helperCfg, parts.map((p) => ({ at: p.at, n: p.end - p.start })));
     const t0 = performance.now();
     const first = this.scanLines(buf, split);
-    const rest = (): { lines: NativeLines; split: number } | undefined => {
-      // this thread's time for its part: the scan and the caller's walk of it
-      const mainMs = performance.now() - t0;
-      const done = helper.wait();
-      if (done) this.balance(mainMs / split, done.ms / nb);
-      let b: NativeLines | undefined;
-      if (!done) this.stopHelper(); // the thread died or hangs: scan on here from now on
-      else if (done.lines >= 0) {
-        this.helperVerified = done.verified;
-        this.helped++;
-        b = this.linesAt(atB, done.lines, done.hits, done.count, done.total, this.fn.verified());
-      }
-      // its hits or lines did not fit the helper's room (or the helper is gone): here, with more
-      b ??= this.scanLines(buf.subarray(split, n), nb);
-      return b && { lines: b, split };
-    };
+    const scanMs = performance.now() - t0;
     if (!first) {
-      rest(); // (the helper's area is free again; the JS walk takes the whole block)
+      // (the parts' areas are free again once the helper is done; the JS walk takes the block)
+      helper.drain();
       return undefined;
     }
-    return { first, split, rest };
+    this.splits++;
+    this.parts += parts.length;
+    /** The parts this thread scanned itself (null: their hits did not fit). */
+    const mine: (NativeLines | null | undefined)[] = [];
+    let k = 0;
+    // (for balance: this thread's time in scans of parts and in waits, the helper's in its parts)
+    let ownMs = 0;
+    let helperMs = 0;
+    let helperBytes = 0;
+    const next = (): NativePart | undefined => {
+      if (k >= parts.length) {
+        if (k++ === parts.length && helperBytes > 0) this.balance(scanMs / split, Math.max(0, performance.now() - t0 - scanMs - ownMs) / n, helperMs / helperBytes);
+        return undefined;
+      }
+      const p = parts[k]!;
+      let lines: NativeLines | undefined;
+      while (mine[k] === undefined && this.helper === helper) {
+        const done = helper.done();
+        if (done > k) {
+          if (!helper.tookPart(k)) break; // (this thread's: in mine[k])
+          const r = helper.result(k);
+          if (!r) this.stopHelper(); // the module threw there: scan on here from now on
+          else if (r.lines >= 0) {
+            this.helperVerified = r.verified;
+            this.helped++;
+            helperMs += r.ms;
+            helperBytes += p.end - p.start;
+            lines = this.linesAt(p.at, r.lines, r.hits, r.count, r.total, this.fn.verified());
+          }
+          break;
+        }
+        // not scanned yet: scan the last part the helper has not begun here, or wait
+        const tw = performance.now();
+        let j = parts.length - 1;
+        while (j >= k && !helper.claim(j)) j--;
+        if (j >= k) mine[j] = this.scanPart(parts[j]!) ?? null;
+        else if (!helper.waitPast(done)) this.stopHelper(); // the thread died or hangs
+        ownMs += performance.now() - tw;
+      }
+      if (!lines && mine[k]) {
+        lines = mine[k]!;
+        this.stolen++;
+      }
+      k++;
+      if (!lines) {
+        // its hits or lines did not fit the room (or the helper is gone): here, with more
+        this.refits++;
+        lines = this.scanLines(buf.subarray(p.start, p.end), p.end - p.start);
+      }
+      return { start: p.start, end: p.end, lines };
+    };
+    return { first, next };
   }
+
+  /** Scan and walk a part in its own (already filled) work area, in this thread. */
+  private scanPart(p: Part): NativeLines | undefined {
+    const n = p.end - p.start;
+    const at = p.at;
+    const count = this.fn.scan(CFG, at.block, n, at.cand, at.out, at.cap);
+    if (count < 0) return undefined;
+    const hits = this.fn.hits();
+    const lines = this.fn.lines(CFG, at.block, n, hits, count, at.lines, at.linesCap, at.res, at.resCap);
+    if (lines < 0) return undefined;
+    return this.linesAt(at, lines, hits, count, this.fn.lineCount(), this.fn.verified());
+  }
+}
+
+/** A part of a split block: its bytes' range and its work area. */
+interface Part {
+  start: number;
+  end: number;
+  at: Layout;
 }
 
 /** Where one block's work is in the memory (all byte addresses; caps in entries). */
@@ -450,15 +530,26 @@ function layout(base: number, n: number, cap: number): Layout {
 
 /** Blocks this large or larger are split between two threads when a helper runs. */
 const SPLIT_MIN = 64 << 10;
+/** This thread's first part of a split block is at least this large. */
+const FIRST_PART = 32 << 10;
+/** The rest of a split block is cut into up to MAX_PARTS parts of at least PART_MIN bytes: the
+ * last part's walk is the time the helper waits for the next block. */
+const PART_MIN = 64 << 10;
+const MAX_PARTS = 8;
 
-/** Where the second part of buf[0, n) starts: after the first \n from n * share on (-1: none). */
-function splitPoint(buf: Uint8Array, n: number, share: number): number {
-  const nl = buf.indexOf(0x0a, Math.floor(n * share));
+/** Where a part of buf[0, n) that should end near `at` ends: after the first \n from `at` on (-1:
+ * none before n's last byte). */
+function splitPoint(buf: Uint8Array, at: number, n: number): number {
+  const nl = at < n ? buf.indexOf(0x0a, at) : -1;
   return nl >= 0 && nl + 1 < n ? nl + 1 : -1;
 }
 
-/** The helper's code: a second instance of the module on the same memory, scanning what the
- * control words say (see ScanHelper). */
+/** Where the helper's control words for its parts start, and how many each part has. */
+const PART_WORDS = 32;
+const PART_STRIDE = 16;
+
+/** The helper's code: a second instance of the module on the same memory, scanning the parts the
+ * control words say, one after another (see ScanHelper). */
 const HELPER_SOURCE = `
 const { workerData } = require('node:worker_threads');
 const { mod, memory, ctl } = workerData;
@@ -467,31 +558,38 @@ const c = new Int32Array(ctl);
 for (;;) {
   Atomics.wait(c, 0, 0);
   if (Atomics.load(c, 0) === 2) break;
-  const t0 = performance.now();
-  try {
-    const count = x.scan(c[4], c[5], c[6], c[7], c[8], c[9]);
-    c[16] = count;
-    if (count >= 0) {
-      const hits = x.hits();
-      c[17] = hits;
-      c[18] = x.lines(c[4], c[5], c[6], hits, count, c[10], c[11], c[12], c[13]);
-      c[19] = x.lineCount();
+  const cfg = c[3];
+  const parts = c[2];
+  for (let k = 0; k < parts; k++) {
+    const a = ${PART_WORDS} + k * ${PART_STRIDE};
+    const t0 = performance.now();
+    // (the caller's thread may have taken the part: then it is only told done)
+    if (Atomics.compareExchange(c, a + 15, 0, 1) === 0) try {
+      const count = x.scan(cfg, c[a], c[a + 1], c[a + 2], c[a + 3], c[a + 4]);
+      c[a + 9] = count;
+      if (count >= 0) {
+        const hits = x.hits();
+        c[a + 10] = hits;
+        c[a + 11] = x.lines(cfg, c[a], c[a + 1], hits, count, c[a + 5], c[a + 6], c[a + 7], c[a + 8]);
+        c[a + 12] = x.lineCount();
+      }
+      c[a + 13] = x.verified();
+    } catch {
+      c[a + 9] = -2;
     }
-    c[20] = x.verified();
-  } catch {
-    c[16] = -2;
+    c[a + 14] = Math.round((performance.now() - t0) * 1000);
+    // (idle again before the last part is told done: the caller may post the next job at once)
+    if (k === parts - 1) Atomics.store(c, 0, 0);
+    Atomics.store(c, 1, k + 1);
+    Atomics.notify(c, 1);
   }
-  c[21] = Math.round((performance.now() - t0) * 1000);
-  Atomics.store(c, 0, 0);
-  Atomics.store(c, 1, 1);
-  Atomics.notify(c, 1);
 }
 `;
 
-/** How long a block may take the helper before it is given up (it hangs or died). */
+/** How long a part may take the helper before it is given up (it hangs or died). */
 const HELPER_TIMEOUT_MS = 20_000;
 
-/** What the helper found in its part: as the module's own calls return them (lines -1: did not
+/** What the helper found in a part: as the module's own calls return them (lines -1: did not
  * fit). */
 interface HelperResult {
   count: number;
@@ -504,12 +602,13 @@ interface HelperResult {
 }
 
 /**
- * The thread that scans the second part of each large block (WasmScanner.scanParts). It
- * shares the module's memory: the index is there once, and each part has its own work area.
- * Control words (i32, shared): [0] job (0 none, 1 scan, 2 stop), [1] done, [4..13] the scan's and
- * the walk's arguments, [16..21] count, hits, lines, lineCount, verified, microseconds taken. The
- * caller blocks in wait() for the part (Atomics.wait; the split follows the threads' times, so it
- * is mostly done by then).
+ * The thread that scans the later parts of each large block (WasmScanner.scanParts). It shares
+ * the module's memory: the index is there once, and each part has its own work area. Control
+ * words (i32, shared): [0] job (0 none, 1 scan, 2 stop), [1] parts done, [2] parts, [3] config
+ * block; from word PART_WORDS, PART_STRIDE words per part: [0..8] the scan's and the walk's
+ * arguments, [9..14] count, hits, lines, lineCount, verified, microseconds taken. The caller
+ * blocks in wait(k) for part k (Atomics.wait; it walks the parts before meanwhile, and the split
+ * follows the threads' times, so a part is mostly done by then).
  */
 class ScanHelper {
   private constructor(
@@ -519,7 +618,7 @@ class ScanHelper {
 
   static start(spawn: SpawnThread, mod: object, memory: WasmMemory): ScanHelper | undefined {
     try {
-      const ctl = new SharedArrayBuffer(32 * 4);
+      const ctl = new SharedArrayBuffer((PART_WORDS + MAX_PARTS * PART_STRIDE) * 4);
       const thread = spawn(HELPER_SOURCE, { mod, memory, ctl });
       // never keeps the process alive; it is stopped with the scanner or dies with the process
       thread.unref();
@@ -529,36 +628,70 @@ class ScanHelper {
     }
   }
 
-  /** A job posted and not waited for yet. */
-  private pending = false;
+  /** Parts of the job posted last (0: none is pending). */
+  private pending = 0;
 
-  post(cfg: number, at: Layout, n: number): void {
-    // (a caller that never asked for the last part: its job must be done before the area is reused)
-    if (this.pending) this.wait();
-    this.pending = true;
+  post(cfg: number, parts: readonly { at: Layout; n: number }[]): void {
+    // (a caller that did not ask for every part: the job must be done before its areas are reused)
+    this.drain();
     const c = this.c;
-    c[4] = cfg;
-    c[5] = at.block;
-    c[6] = n;
-    c[7] = at.cand;
-    c[8] = at.out;
-    c[9] = at.cap;
-    c[10] = at.lines;
-    c[11] = at.linesCap;
-    c[12] = at.res;
-    c[13] = at.resCap;
+    c[2] = parts.length;
+    c[3] = cfg;
+    parts.forEach((p, k) => {
+      const a = PART_WORDS + k * PART_STRIDE;
+      c[a] = p.at.block;
+      c[a + 1] = p.n;
+      c[a + 2] = p.at.cand;
+      c[a + 3] = p.at.out;
+      c[a + 4] = p.at.cap;
+      c[a + 5] = p.at.lines;
+      c[a + 6] = p.at.linesCap;
+      c[a + 7] = p.at.res;
+      c[a + 8] = p.at.resCap;
+      Atomics.store(c, a + 15, 0);
+    });
+    this.pending = parts.length;
     Atomics.store(c, 1, 0);
     Atomics.store(c, 0, 1);
     Atomics.notify(c, 0);
   }
 
-  /** The posted part's result, or undefined when the helper failed or did not answer in time. */
-  wait(): HelperResult | undefined {
-    this.pending = false;
+  /** Parts of the job posted last the helper is done with (scanned, or left to the caller). */
+  done(): number {
+    return Atomics.load(this.c, 1);
+  }
+
+  /** Take part k for the caller's thread: false when the helper began it (or it is taken). */
+  claim(k: number): boolean {
+    return Atomics.compareExchange(this.c, PART_WORDS + k * PART_STRIDE + 15, 0, 2) === 0;
+  }
+
+  /** Did the helper scan part k (not the caller)? */
+  tookPart(k: number): boolean {
+    return Atomics.load(this.c, PART_WORDS + k * PART_STRIDE + 15) === 1;
+  }
+
+  /** The helper's result of part k, once done() > k, or undefined when the module threw there. */
+  result(k: number): HelperResult | undefined {
     const c = this.c;
-    if (Atomics.wait(c, 1, 0, HELPER_TIMEOUT_MS) === 'timed-out' || c[16]! === -2) return undefined;
-    const count = c[16]!;
-    return { count, hits: c[17]!, lines: count >= 0 ? c[18]! : -1, total: c[19]!, verified: c[20]!, ms: c[21]! / 1000 };
+    const a = PART_WORDS + k * PART_STRIDE;
+    const count = c[a + 9]!;
+    if (count === -2) return undefined;
+    return { count, hits: c[a + 10]!, lines: count >= 0 ? c[a + 11]! : -1, total: c[a + 12]!, verified: c[a + 13]!, ms: c[a + 14]! / 1000 };
+  }
+
+  /** Wait until done() is past `done`: false when the helper did not get there in time (it hangs
+   * or died; the job is given up). */
+  waitPast(done: number): boolean {
+    if (Atomics.wait(this.c, 1, done, HELPER_TIMEOUT_MS) !== 'timed-out') return true;
+    this.pending = 0;
+    return false;
+  }
+
+  /** Wait until the job posted last is done (its results are not wanted). */
+  drain(): void {
+    for (let d = this.done(); this.pending > 0 && d < this.pending; d = this.done()) if (!this.waitPast(d)) return;
+    this.pending = 0;
   }
 
   stop(): void {
