@@ -144,6 +144,64 @@ describe('engine: a second scan thread (useScanThread)', () => {
     }
   });
 
+  it('a thread that never answers: every part is scanned here, and the helper is given up at its next job', () => {
+    // a thread that starts but never looks at its jobs (it hangs): this thread takes every part
+    // (none is begun), and the next block's post finds the last job undone within the timeout
+    const hung = (_source: string, _data: object) => new Worker('setInterval(() => {}, 1000)', { eval: true });
+    const e = MatchEngine.build(toEntries(records));
+    assert.equal(e.useScanThread(hung, 200), true);
+    try {
+      const first = viaBytes(e, text);
+      assert.deepEqual(first.got, want);
+      assert.equal(splits(e), 1);
+      assert.equal(native(e).stolen, native(e).parts, 'this thread scanned every part');
+      const t0 = Date.now();
+      assert.deepEqual(viaBytes(e, text).got, want);
+      assert.ok(Date.now() - t0 < 5000, 'one timeout, not one per part');
+      assert.equal(splits(e), 1, 'given up: the block is not split');
+      assert.deepEqual(viaBytes(e, text).got, want);
+      assert.equal(splits(e), 1);
+    } finally {
+      e.stopScanThread();
+    }
+  });
+
+  it('a thread that takes parts and never finishes them: after one timeout this thread scans them, with the same results', () => {
+    // (white box: the control words of wasmScan.ts ScanHelper: job at 0, parts at 2, a part's
+    // status word at 32 + k * 16 + 15; it claims every part, as the helper does, then hangs. Word
+    // 31, unused, says it is waiting for the job)
+    const source = `
+      const { workerData } = require('node:worker_threads');
+      const c = new Int32Array(workerData.ctl);
+      Atomics.store(c, 31, 1);
+      Atomics.notify(c, 31);
+      while (Atomics.load(c, 0) === 0);
+      for (let k = 0; k < c[2]; k++) Atomics.compareExchange(c, 32 + k * 16 + 15, 0, 1);
+      setInterval(() => {}, 1000);`;
+    let ctl: Int32Array | undefined;
+    const stuck = (_source: string, data: object) => {
+      ctl = new Int32Array((data as { ctl: SharedArrayBuffer }).ctl);
+      return new Worker(source, { eval: true, workerData: data });
+    };
+    const e = MatchEngine.build(toEntries(records));
+    assert.equal(e.useScanThread(stuck, 200), true);
+    // (the thread spins on its job word before the scan posts it, so it mostly claims the parts
+    // while the scan's first part is scanned here; a part this thread takes first is stolen)
+    assert.notEqual(Atomics.wait(ctl!, 31, 0, 10_000), 'timed-out', 'the thread started');
+    try {
+      const t0 = Date.now();
+      assert.deepEqual(viaBytes(e, text).got, want);
+      assert.ok(Date.now() - t0 < 5000, 'one timeout, not one per part');
+      assert.equal(splits(e), 1);
+      assert.equal(native(e).refits + native(e).stolen, native(e).parts, 'every part scanned here');
+      assert.equal(native(e).helped, 0);
+      assert.deepEqual(viaBytes(e, text).got, want);
+      assert.equal(splits(e), 1, 'given up: the next block is not split');
+    } finally {
+      e.stopScanThread();
+    }
+  });
+
   it('no thread where none can be started: useScanThread is false and scans go on in this thread', () => {
     const e = MatchEngine.build(toEntries(records));
     assert.equal(e.useScanThread(() => { throw new Error('no threads here'); }), false);

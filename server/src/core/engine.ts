@@ -547,13 +547,15 @@ export class MatchEngine {
   }
 
   /**
-   * Let file scans (scanBytes) use a second thread: each large block's second part is scanned
-   * there while this thread scans and walks the first (the same results; see engine/wasmScan.ts
-   * ScanHelper). `spawn` starts the thread (the CLI passes node:worker_threads). False when the
-   * scanner cannot (no WebAssembly, no shared memory). Builds the byte index if needed.
+   * Let file scans (scanBytes) use a second thread: it scans each large block's later parts
+   * while this thread scans the first and walks each part (the same results; see
+   * engine/wasmScan.ts ScanHelper). `spawn` starts the thread (the CLI passes
+   * node:worker_threads); a thread that does not answer within `timeoutMs` is given up (default
+   * 20 s). False when the scanner cannot (no WebAssembly, no shared memory). Builds the byte index
+   * if needed.
    */
-  useScanThread(spawn: SpawnThread): boolean {
-    return this.byteIndex().native?.startHelper(spawn) ?? false;
+  useScanThread(spawn: SpawnThread, timeoutMs?: number): boolean {
+    return this.byteIndex().native?.startHelper(spawn, timeoutMs) ?? false;
   }
 
   /** Stop the thread of useScanThread (scans go on in this one). */

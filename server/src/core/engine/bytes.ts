@@ -388,8 +388,9 @@ export interface NativeScanner {
    * first part. */
   scanParts(buf: Uint8Array, n: number): NativeParts | undefined;
   /** Let a second thread scan the later parts of each large block in scanParts
-   * (engine/wasmScan.ts ScanHelper); false when this scanner cannot (no shared memory, no thread). */
-  startHelper(spawn: SpawnThread): boolean;
+   * (engine/wasmScan.ts ScanHelper), given up when it does not answer within timeoutMs; false
+   * when this scanner cannot (no shared memory, no thread). */
+  startHelper(spawn: SpawnThread, timeoutMs?: number): boolean;
   stopHelper(): void;
   /** Blocks split into parts so far, and what became of their later parts (each counts once):
    * scanned by the helper thread, by this thread where the helper had not begun them, or again

@@ -242,12 +242,12 @@ class WasmScanner implements NativeScanner {
   /** Start the helper thread (see ScanHelper): from then on scanLines splits large blocks in two
    * and the helper scans the second part while this thread scans and walks the first. False when no thread
    * can be started here. */
-  startHelper(spawn: SpawnThread): boolean {
+  startHelper(spawn: SpawnThread, timeoutMs = HELPER_TIMEOUT_MS): boolean {
     if (this.shared && !this.helper) {
       this.u8.fill(0, this.helperStamps.at, this.helperStamps.at + this.helperStamps.bytes);
       this.helperBase += this.helperVerified;
       this.helperVerified = 0;
-      this.helper = ScanHelper.start(spawn, this.mod, this.mem);
+      this.helper = ScanHelper.start(spawn, this.mod, this.mem, timeoutMs);
     }
     return this.helper !== undefined;
   }
@@ -410,6 +410,12 @@ class WasmScanner implements NativeScanner {
       base = at.end;
       start = stop;
     }
+    // (the helper's last job must be done before its areas are filled again: a helper that never
+    // got to it hangs or died, and this thread scans on alone)
+    if (!helper.drain()) {
+      this.stopHelper();
+      return this.scanParts(buf, n);
+    }
     this.reserve(base);
     for (const p of parts) this.place(buf.subarray(p.start, p.end), p.end - p.start, p.at);
     helper.post(this.helperCfg, parts.map((p) => ({ at: p.at, n: p.end - p.start })));
@@ -418,7 +424,7 @@ class WasmScanner implements NativeScanner {
     const scanMs = performance.now() - t0;
     if (!first) {
       // (the parts' areas are free again once the helper is done; the JS walk takes the block)
-      helper.drain();
+      if (!helper.drain()) this.stopHelper();
       return undefined;
     }
     this.splits++;
@@ -586,7 +592,7 @@ for (;;) {
 }
 `;
 
-/** How long a part may take the helper before it is given up (it hangs or died). */
+/** How long a part may take the helper before it is given up (it hangs or died), by default. */
 const HELPER_TIMEOUT_MS = 20_000;
 
 /** What the helper found in a part: as the module's own calls return them (lines -1: did not
@@ -614,15 +620,16 @@ class ScanHelper {
   private constructor(
     private readonly thread: { unref(): void; terminate(): unknown },
     private readonly c: Int32Array,
+    private readonly timeoutMs: number,
   ) {}
 
-  static start(spawn: SpawnThread, mod: object, memory: WasmMemory): ScanHelper | undefined {
+  static start(spawn: SpawnThread, mod: object, memory: WasmMemory, timeoutMs: number): ScanHelper | undefined {
     try {
       const ctl = new SharedArrayBuffer((PART_WORDS + MAX_PARTS * PART_STRIDE) * 4);
       const thread = spawn(HELPER_SOURCE, { mod, memory, ctl });
       // never keeps the process alive; it is stopped with the scanner or dies with the process
       thread.unref();
-      return new ScanHelper(thread, new Int32Array(ctl));
+      return new ScanHelper(thread, new Int32Array(ctl), timeoutMs);
     } catch {
       return undefined;
     }
@@ -631,9 +638,8 @@ class ScanHelper {
   /** Parts of the job posted last (0: none is pending). */
   private pending = 0;
 
+  /** Post a job (the last one must be done: drain()). */
   post(cfg: number, parts: readonly { at: Layout; n: number }[]): void {
-    // (a caller that did not ask for every part: the job must be done before its areas are reused)
-    this.drain();
     const c = this.c;
     c[2] = parts.length;
     c[3] = cfg;
@@ -683,15 +689,17 @@ class ScanHelper {
   /** Wait until done() is past `done`: false when the helper did not get there in time (it hangs
    * or died; the job is given up). */
   waitPast(done: number): boolean {
-    if (Atomics.wait(this.c, 1, done, HELPER_TIMEOUT_MS) !== 'timed-out') return true;
+    if (Atomics.wait(this.c, 1, done, this.timeoutMs) !== 'timed-out') return true;
     this.pending = 0;
     return false;
   }
 
-  /** Wait until the job posted last is done (its results are not wanted). */
-  drain(): void {
-    for (let d = this.done(); this.pending > 0 && d < this.pending; d = this.done()) if (!this.waitPast(d)) return;
+  /** Wait until the job posted last is done (its results are not wanted): false when the helper
+   * did not get there in time. */
+  drain(): boolean {
+    for (let d = this.done(); this.pending > 0 && d < this.pending; d = this.done()) if (!this.waitPast(d)) return false;
     this.pending = 0;
+    return true;
   }
 
   stop(): void {
