@@ -239,8 +239,8 @@ class WasmScanner implements NativeScanner {
     }
   }
 
-  /** Start the helper thread (see ScanHelper): from then on scanLines splits large blocks in two
-   * and the helper scans the second part while this thread scans and walks the first. False when no thread
+  /** Start the helper thread (see ScanHelper): from then on scanParts cuts large blocks into
+   * parts, which the helper scans while this thread walks them (see there). False when no thread
    * can be started here. */
   startHelper(spawn: SpawnThread, timeoutMs = HELPER_TIMEOUT_MS): boolean {
     if (this.shared && !this.helper) {
@@ -326,11 +326,16 @@ class WasmScanner implements NativeScanner {
 
   scanLines(buf: Uint8Array, n: number): NativeLines | undefined {
     const r = this.run(buf, n);
-    if (!r) return undefined;
+    return r && this.walkAt(r.at, n, r.count);
+  }
+
+  /** The line walk of the n bytes at `at` after this thread's scan of them found `count` hits
+   * (undefined when its lines do not fit). */
+  private walkAt(at: Layout, n: number, count: number): NativeLines | undefined {
     const hits = this.fn.hits();
-    const lines = this.fn.lines(CFG, r.at.block, n, hits, r.count, r.at.lines, r.at.linesCap, r.at.res, r.at.resCap);
+    const lines = this.fn.lines(CFG, at.block, n, hits, count, at.lines, at.linesCap, at.res, at.resCap);
     if (lines < 0) return undefined;
-    return this.linesAt(r.at, lines, hits, r.count, this.fn.lineCount(), this.fn.verified());
+    return this.linesAt(at, lines, hits, count, this.fn.lineCount(), this.fn.verified());
   }
 
   /** The walk's result as views of the memory (valid until the next call). */
@@ -436,9 +441,11 @@ class WasmScanner implements NativeScanner {
     let ownMs = 0;
     let helperMs = 0;
     let helperBytes = 0;
+    let balanced = false;
     const next = (): NativePart | undefined => {
       if (k >= parts.length) {
-        if (k++ === parts.length && helperBytes > 0) this.balance(scanMs / split, Math.max(0, performance.now() - t0 - scanMs - ownMs) / n, helperMs / helperBytes);
+        if (!balanced && helperBytes > 0) this.balance(scanMs / split, Math.max(0, performance.now() - t0 - scanMs - ownMs) / n, helperMs / helperBytes);
+        balanced = true;
         return undefined;
       }
       const p = parts[k]!;
@@ -484,13 +491,8 @@ class WasmScanner implements NativeScanner {
   /** Scan and walk a part in its own (already filled) work area, in this thread. */
   private scanPart(p: Part): NativeLines | undefined {
     const n = p.end - p.start;
-    const at = p.at;
-    const count = this.fn.scan(CFG, at.block, n, at.cand, at.out, at.cap);
-    if (count < 0) return undefined;
-    const hits = this.fn.hits();
-    const lines = this.fn.lines(CFG, at.block, n, hits, count, at.lines, at.linesCap, at.res, at.resCap);
-    if (lines < 0) return undefined;
-    return this.linesAt(at, lines, hits, count, this.fn.lineCount(), this.fn.verified());
+    const count = this.fn.scan(CFG, p.at.block, n, p.at.cand, p.at.out, p.at.cap);
+    return count < 0 ? undefined : this.walkAt(p.at, n, count);
   }
 }
 
@@ -550,9 +552,11 @@ function splitPoint(buf: Uint8Array, at: number, n: number): number {
   return nl >= 0 && nl + 1 < n ? nl + 1 : -1;
 }
 
-/** Where the helper's control words for its parts start, and how many each part has. */
+/** Where the helper's control words for its parts start, how many each part has, and which of
+ * them is the part's status (0 free, 1 the helper's, 2 the caller's: claimed by compare-and-swap). */
 const PART_WORDS = 32;
 const PART_STRIDE = 16;
+const PART_STATUS = 15;
 
 /** The helper's code: a second instance of the module on the same memory, scanning the parts the
  * control words say, one after another (see ScanHelper). */
@@ -570,7 +574,7 @@ for (;;) {
     const a = ${PART_WORDS} + k * ${PART_STRIDE};
     const t0 = performance.now();
     // (the caller's thread may have taken the part: then it is only told done)
-    if (Atomics.compareExchange(c, a + 15, 0, 1) === 0) try {
+    if (Atomics.compareExchange(c, a + ${PART_STATUS}, 0, 1) === 0) try {
       const count = x.scan(cfg, c[a], c[a + 1], c[a + 2], c[a + 3], c[a + 4]);
       c[a + 9] = count;
       if (count >= 0) {
@@ -612,9 +616,9 @@ interface HelperResult {
  * the module's memory: the index is there once, and each part has its own work area. Control
  * words (i32, shared): [0] job (0 none, 1 scan, 2 stop), [1] parts done, [2] parts, [3] config
  * block; from word PART_WORDS, PART_STRIDE words per part: [0..8] the scan's and the walk's
- * arguments, [9..14] count, hits, lines, lineCount, verified, microseconds taken. The caller
- * blocks in wait(k) for part k (Atomics.wait; it walks the parts before meanwhile, and the split
- * follows the threads' times, so a part is mostly done by then).
+ * arguments, [9..14] count, hits, lines, lineCount, verified, microseconds taken, [PART_STATUS]
+ * who took the part. The caller walks the parts in order; for one not done yet it scans a free
+ * one itself (claim) or blocks in waitPast (Atomics.wait).
  */
 class ScanHelper {
   private constructor(
@@ -654,7 +658,7 @@ class ScanHelper {
       c[a + 6] = p.at.linesCap;
       c[a + 7] = p.at.res;
       c[a + 8] = p.at.resCap;
-      Atomics.store(c, a + 15, 0);
+      Atomics.store(c, a + PART_STATUS, 0);
     });
     this.pending = parts.length;
     Atomics.store(c, 1, 0);
@@ -669,12 +673,12 @@ class ScanHelper {
 
   /** Take part k for the caller's thread: false when the helper began it (or it is taken). */
   claim(k: number): boolean {
-    return Atomics.compareExchange(this.c, PART_WORDS + k * PART_STRIDE + 15, 0, 2) === 0;
+    return Atomics.compareExchange(this.c, PART_WORDS + k * PART_STRIDE + PART_STATUS, 0, 2) === 0;
   }
 
   /** Did the helper scan part k (not the caller)? */
   tookPart(k: number): boolean {
-    return Atomics.load(this.c, PART_WORDS + k * PART_STRIDE + 15) === 1;
+    return Atomics.load(this.c, PART_WORDS + k * PART_STRIDE + PART_STATUS) === 1;
   }
 
   /** The helper's result of part k, once done() > k, or undefined when the module threw there. */
