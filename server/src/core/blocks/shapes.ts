@@ -61,25 +61,160 @@ export interface Shape {
 const TEXT: Shape = Object.freeze({ kind: 'text', at: 0 }) as Shape;
 const BLANK: Shape = Object.freeze({ kind: 'blank', at: 0 }) as Shape;
 
-/** One test for "could this line have a shape at all": most log lines fail it at once. */
-const MAYBE = /File "|Traceback|(?:^|\s)at\s|\.\.\. \d|Caused by: |Suppressed: |panic|goroutine |\.go:\d|exit status|During handling|The above exception|thread '|note: |stack backtrace:|Exception in thread|\[Previous line/;
+/**
+ * Could a line have a shape at all? It needs one of these tokens (`\d`: a digit) or a frame's `at`
+ * (mayHaveShape); most log lines have none and are text at once. Each token comes with where in it
+ * TokenSearch looks (its window's offset): chosen, by measuring on logs, to stop the search least
+ * often; any offset finds the same.
+ */
+const SHAPE_TOKENS: readonly (readonly [token: string, window: number])[] = [
+  ['File "', 1],
+  ['Traceback', 4],
+  ['... \\d', 0],
+  ['Caused by: ', 6],
+  ['Suppressed: ', 7],
+  ['panic', 0],
+  ['goroutine ', 0],
+  ['.go:\\d', 0],
+  ['exit status', 0],
+  ['During handling', 7],
+  ['The above exception', 2],
+  ["thread '", 1],
+  ['note: ', 1],
+  ['stack backtrace:', 5],
+  ['Exception in thread', 14],
+  ['[Previous line', 3],
+];
+
+const DIGIT = -1;
+const SPACE = -2; // (a RegExp's \s)
+
+/** Is c in a RegExp's \s? */
+function isRegExpSpace(c: number): boolean {
+  if (c <= 0xa0) return c === 0x20 || (c >= 0x09 && c <= 0x0d) || c === 0xa0;
+  return c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
 
 /**
- * MAYBE for several lines at once, read from their raw bytes: `text` is lines with their line ends
- * (\n, \r\n or a lone \r) as their UTF-8 bytes decode in latin1 (one character per byte; no ESC
- * among them). False: no
- * line of it has a block shape (hasBlockShape), so a reader can skip decoding and classifying each.
- * Every token a shape needs is ASCII, so it is the same bytes in either decoding. MAYBE's `at` is
- * narrowed to what a frame's `at ` needs before it (indented(…, 2): the line's start or only
- * blanks from there, two blanks, or a tab), so the word "at" of a message does not count; and a
- * pytest line starts with one of `_ > E = -` or holds `.py:` and a digit. True may be wrong (then
- * each line is classified); false never is.
+ * Is one of some tokens (`\d`: a digit, `\s`: a RegExp's \s) in a text? Looks at few of its
+ * characters (Wu-Manber), where a regular expression of them all tries each at every character (and
+ * takes twice as long on log text: measured): a window as wide as the shortest token (the wider,
+ * the faster) moves along the text, and the pair of characters at its end
+ * says how far it can move on without passing over a token (how near the end of a token's window
+ * that pair is in it), or, where that is 0, which tokens can end there: each is then compared in
+ * full. Characters above 255 (in no token but as a \s) are looked up as 255: sharing a pair's
+ * entry only makes the window stop where it need not.
  */
-const MAYBE_AT = '(?:^|\\s)at\\s';
-if (!MAYBE.source.includes(MAYBE_AT)) throw new Error('shapes: MAYBE_BYTES is derived from MAYBE\'s at-alternative');
-const MAYBE_BYTES = new RegExp(`${MAYBE.source.replace(MAYBE_AT, '(?:(?:^|[\\n\\r])[ \\t]*|[ \\t]{2}|\\t)at ')}|(?:^|[\\n\\r])[_>E=\\-]|\\.py:\\d`);
+class TokenSearch {
+  /** By pair (both characters' codes up to 255): how far the window moves on (1 .. width - 1), or
+   * width + k: compare the tokens of groups[k]. */
+  private readonly table: Uint8Array;
+  private readonly groups: { codes: number[]; end: number }[][] = [];
+
+  constructor(tokens: readonly (readonly [string, number])[], private readonly width: number) {
+    this.table = new Uint8Array(65536).fill(width - 1);
+    for (const [text, window] of tokens) {
+      const codes = [...text.matchAll(/\\([ds])|[^]/g)].map((m) => (m[1] === 'd' ? DIGIT : m[1] === 's' ? SPACE : m[0].charCodeAt(0)));
+      if (window + width > codes.length) throw new Error(`shapes: ${text}: its window is past its end`);
+      const token = { codes, end: window + width - 1 };
+      for (let q = 0; q + 1 < width; q++) {
+        const move = width - 2 - q;
+        for (const a of lookedUpAs(codes[window + q]!)) {
+          for (const b of lookedUpAs(codes[window + q + 1]!)) {
+            const key = (a << 8) | b;
+            const v = this.table[key]!;
+            if (move > 0) {
+              if (v < width && move < v) this.table[key] = move;
+            } else if (v >= width) this.groups[v - width]!.push(token);
+            else {
+              if (width + this.groups.length > 255) throw new Error('shapes: too many token ends');
+              this.table[key] = width + this.groups.length;
+              this.groups.push([token]);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  found(text: string): boolean {
+    const table = this.table;
+    const width = this.width;
+    for (let at = width - 1; at < text.length; ) {
+      const v = table[(Math.min(text.charCodeAt(at - 1), 255) << 8) | Math.min(text.charCodeAt(at), 255)]!;
+      if (v < width) {
+        at += v;
+        continue;
+      }
+      for (const t of this.groups[v - width]!) if (holds(text, at - t.end, t.codes)) return true;
+      at++;
+    }
+    return false;
+  }
+}
+
+const SPACES_LOOKED_UP = (() => {
+  const codes = new Set<number>();
+  for (let c = 0; c <= 0xffff; c++) if (isRegExpSpace(c)) codes.add(Math.min(c, 255));
+  return [...codes];
+})();
+
+/** The codes (up to 255) a token's character is looked up as. */
+function lookedUpAs(code: number): number[] {
+  if (code === DIGIT) return [0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38, 0x39];
+  return code === SPACE ? SPACES_LOOKED_UP : [Math.min(code, 255)];
+}
+
+/** Is the token (its codes) in text at `at`? */
+function holds(text: string, at: number, codes: number[]): boolean {
+  if (at < 0 || at + codes.length > text.length) return false;
+  for (let j = 0; j < codes.length; j++) {
+    const want = codes[j]!;
+    const c = text.charCodeAt(at + j);
+    if (want === DIGIT ? c < 0x30 || c > 0x39 : want === SPACE ? !isRegExpSpace(c) : c !== want) return false;
+  }
+  return true;
+}
+
+const LINE_SEARCH = new TokenSearch([...SHAPE_TOKENS, ['\\sat\\s', 0]], 4);
+
+/** Could this line (ANSI already stripped) have a shape at all (SHAPE_TOKENS, or `at` with \s after
+ * it and \s or the line's start before it)? False: classify says text. */
+export function mayHaveShape(line: string): boolean {
+  return (line.charCodeAt(0) === 0x61 && line.charCodeAt(1) === 0x74 && isRegExpSpace(line.charCodeAt(2))) || LINE_SEARCH.found(line);
+}
+
+/**
+ * mayHaveShape for several lines at once, read from their raw bytes: `text` is lines with their
+ * line ends (\n, \r\n or a lone \r) as their UTF-8 bytes decode in latin1 (one character per byte;
+ * no ESC among them). False: no line of it has a block shape (hasBlockShape), so a reader can skip
+ * decoding and classifying each. Every token a shape needs is ASCII, so it is the same bytes in
+ * either decoding. The frame's `at` is narrowed to what a frame's `at ` needs before it
+ * (indented(…, 2): the line's start or only blanks from there, two blanks, or a tab), so the word
+ * "at" of a message does not count: `at ` or ` at ` at a line's start or after a tab, or `  at `;
+ * and a pytest line starts with one of `_ > E = -` or holds `.py:` and a digit. True may be wrong
+ * (then each line is classified); false never is. Line starts and tabs are looked at apart, so the
+ * search's window can be 5 wide.
+ */
+const BYTES_SEARCH = new TokenSearch([...SHAPE_TOKENS, ['.py:\\d', 0], ['  at ', 0]], 5);
 export function mayHoldBlockShape(text: string): boolean {
-  return MAYBE_BYTES.test(text);
+  if (lineStartMayHold(text, 0)) return true;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) if (lineStartMayHold(text, i + 1)) return true;
+  for (let i = text.indexOf('\r'); i >= 0; i = text.indexOf('\r', i + 1)) if (lineStartMayHold(text, i + 1)) return true;
+  for (let i = text.indexOf('\t'); i >= 0; i = text.indexOf('\t', i + 1)) if (frameAt(text, i + 1)) return true;
+  return BYTES_SEARCH.found(text);
+}
+
+/** Does the line starting at i start like a pytest line or a frame's `at `? */
+function lineStartMayHold(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  return c === 0x5f /* _ */ || c === 0x3e /* > */ || c === 0x45 /* E */ || c === 0x3d /* = */ || c === 0x2d /* - */ || frameAt(text, i);
+}
+
+/** `at ` or ` at ` at i. */
+function frameAt(text: string, i: number): boolean {
+  if (text.charCodeAt(i) === 0x20) i++;
+  return text.charCodeAt(i) === 0x61 && text.charCodeAt(i + 1) === 0x74 && text.charCodeAt(i + 2) === 0x20;
 }
 
 const PY_HEADER = /(?:^|[\s|\]>:])(Traceback \(most recent call last\):)$/;
@@ -143,7 +278,7 @@ export function classify(raw: string): Shape {
   let e = n;
   while (e > 0 && isSpace(raw.charCodeAt(e - 1))) e--;
   if (e === 0) return BLANK;
-  if (n > MAX_SHAPE_LINE || !MAYBE.test(raw)) return TEXT;
+  if (n > MAX_SHAPE_LINE || !mayHaveShape(raw)) return TEXT;
   const text = e === n ? raw : raw.slice(0, e);
   let m: RegExpExecArray | null;
   if (text.indexOf('File "') >= 0 && (m = PY_FRAME.exec(text))) {
