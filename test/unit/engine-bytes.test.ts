@@ -2,7 +2,7 @@
 // matchLine gives on every decoded line: same lines, same records, spans and captures.
 import * as assert from 'node:assert/strict';
 import { MatchEngine, type EngineEntry, type LineMatch } from '../../server/src/core/engine';
-import { buildByteIndex } from '../../server/src/core/engine/bytes';
+import { FUSED_MIN, buildByteIndex } from '../../server/src/core/engine/bytes';
 import { wasmScanner } from '../../server/src/core/engine/wasmScan';
 import { LINE_CANDIDATES, LINE_MATCHED } from '../../server/src/core/engine/lineStatus';
 import { LineBlocks } from '../../server/src/core/lineBlocks';
@@ -18,6 +18,12 @@ function entry(id: string, message: string, errorCode: string | null = null): En
 }
 
 type Got = [number, LineMatch[], string][];
+
+/** FUSED_MIN literals of 20-odd bytes without a space or '_' (no anchored key): with them T12 takes
+ * its records and the strided pass runs (fewer such records are keyed in T4 instead). */
+function wideFill(): string[][] {
+  return Array.from({ length: FUSED_MIN }, (_, i) => [`zq${i.toString(36)}/kvx-${(i * 7919).toString(36)}/wpfm-jrt`]);
+}
 
 /** matchLine on every \n-separated line of text (a final line without \n counts). */
 /** matchLine on each line as editors count lines (\n, \r\n and a lone \r end one). */
@@ -78,6 +84,8 @@ describe('engine: matchBytes (byte-level block scan)', () => {
     ];
     // many records with only short literals go to the short tiers, few are searched as pair keys
     if (many) for (let i = 0; i < 20; i++) entries.push(entry(`short${i}`, `zz{a}q${String.fromCharCode(97 + i)}x{b}wv`));
+    // (enough records without an anchored key for T12 and T8 to take theirs)
+    wideFill().forEach(([l], i) => entries.push(entry(`wide${i}`, l!)));
     const e = MatchEngine.build(entries);
     const stats = e.byteIndex().stats;
     const tiers = stats.a16 >= 1 && stats.a8 >= 1 && stats.t12 >= 2 && stats.t8 >= 1 && stats.t4 >= 1 && stats.unkeyed === 1;
@@ -279,6 +287,7 @@ describe('engine: matchBytes (byte-level block scan)', () => {
       for (let i = 0; i < 400; i++) literals.push([lit(7 + Math.floor(r() * 40))]);
       for (let i = 0; i < 20; i++) literals.push(literals[i]!);
       for (let i = 0; i < shorts; i++) literals.push([lit(shortest + Math.floor(r() * (7 - shortest)), false)]);
+      literals.push(...wideFill());
       literals.push(null);
       const idx = buildByteIndex(literals);
       const native = wasmScanner(idx);
@@ -341,11 +350,11 @@ describe('engine: matchBytes (byte-level block scan)', () => {
   });
 
   it('an overflow in the fused T4 step is never a shorter hit list (its two probes: the second one reset the overflow; 500k realistic records lost hits so)', () => {
-    // 7-byte literals are T4 keys (stride 4), fused into the T8/T12 pass (one long literal makes it
-    // run): in "abcdefgh" repeated, every 8-byte step's first probe finds 'abcdefg' (r records) and
-    // its second 'efghabc' (r records). The module's first room (n / 4 + 1024, a multiple of 4)
-    // runs out in a first probe.
-    const index = (r: number) => buildByteIndex([...Array.from({ length: r }, () => ['abcdefg']), ...Array.from({ length: r }, () => ['efghabc']), ['zzzzqqqqwwwwrrrrtttt']]);
+    // 7-byte literals are T4 keys (stride 4), fused into the T8/T12 pass (long literals without an
+    // anchor make it run): in "abcdefgh" repeated, every 8-byte step's first probe finds 'abcdefg'
+    // (r records) and its second 'efghabc' (r records). The module's first room (n / 4 + 1024, a
+    // multiple of 4) runs out in a first probe.
+    const index = (r: number) => buildByteIndex([...Array.from({ length: r }, () => ['abcdefg']), ...Array.from({ length: r }, () => ['efghabc']), ...wideFill()]);
     const n = 64 * 1024;
     const buf = new Uint8Array(n + 32);
     buf.set(Buffer.from('abcdefgh'.repeat(n / 8)));
@@ -353,7 +362,7 @@ describe('engine: matchBytes (byte-level block scan)', () => {
     // two records each: 1/2 hit per byte, over the first room: the module scans again with room for
     // one per byte and has every hit
     const two = index(2);
-    assert.ok(two.stats.t4 === 4 && two.stats.t12 + two.stats.t8 === 1, JSON.stringify(two.stats));
+    assert.ok(two.stats.t4 === 4 && two.stats.t12 + two.stats.t8 === FUSED_MIN, JSON.stringify(two.stats));
     const js = two.scanJs(buf, n);
     assert.ok(js.count > (n >>> 2) + 1024, 'more hits than the first room');
     const want = hitsOf(js);
@@ -518,10 +527,31 @@ describe('engine: matchBytes (byte-level block scan)', () => {
     ]);
   });
 
+  it('a few records without an anchored key do not make the strided pass run: they take T4 windows, the others anchored keys, and all are found', () => {
+    const entries = [
+      entry('path', '/var/lib/postgresql/data.lock {x}'), // no anchor, 30 bytes: T12's with FUSED_MIN like it
+      entry('k17', 'ERR-CONN-REFUSED!{x}'), // no anchor, 17 bytes: T8's so
+      entry('mixed', 'broker/replica-mismatch/checkpoint-overrun refused after {n} retries'), // a long unanchored run, and anchors
+      entry('long', 'connection to the upstream broker was refused after {n} attempts'),
+    ];
+    const text = ['open /var/lib/postgresql/data.lock failed', 'x ERR-CONN-REFUSED!7', 'broker/replica-mismatch/checkpoint-overrun refused after 3 retries', 'ERROR connection to the upstream broker was refused after 5 attempts', 'noise /var/lib/postgres ERR-CONN'].join('\n') + '\n';
+    const few = MatchEngine.build(entries);
+    const s = few.byteIndex().stats;
+    assert.ok(s.t12 === 0 && s.t8 === 0 && s.t4 === 2 && s.a16 + s.a8 === 2, JSON.stringify(s));
+    const want = reference(few, text);
+    assert.equal(want.got.length, 4);
+    assert.deepEqual(viaBytes(few, text).got, want.got);
+    // FUSED_MIN more without an anchored key: T12 and T8 take theirs
+    const many = MatchEngine.build([...entries, ...wideFill().map(([l], i) => entry(`wide${i}`, l!))]);
+    const m = many.byteIndex().stats;
+    assert.ok(m.t12 + m.t8 >= FUSED_MIN + 2 && m.t4 === 0, JSON.stringify(m));
+    assert.deepEqual(viaBytes(many, text).got, reference(many, text).got);
+  });
+
   it('keys never hold control characters: a literal split by a tab still gets a key from its parts', () => {
-    const idx = buildByteIndex([['abcdefghijklmnopqrstuvwxyz\tABCDEFGHIJKLMNOPQRSTUVWXYZ'], ['\t\t\t'], null]);
+    const idx = buildByteIndex([['abcdefghijklmnopqrstuvwxyz\tABCDEFGHIJKLMNOPQRSTUVWXYZ'], ['\t\t\t'], null, ...wideFill()]);
     const s = idx.stats;
-    assert.equal(s.t12, 1); // a 26-byte part, not the 53-byte literal
+    assert.equal(s.t12 + s.t8, 1 + FUSED_MIN); // a 26-byte part, not the 53-byte literal (and the fill)
     assert.deepEqual(idx.unkeyed, [1]);
   });
 });

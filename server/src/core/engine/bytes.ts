@@ -840,6 +840,9 @@ export type RecordLiterals = readonly string[] | { bytes: Uint8Array; start: num
 /** How much cheaper an anchored key is to scan for than a strided one (bits of rarity it may give
  * up): the anchored pass runs anyway and its filter stays in cache; a strided tier adds a pass. */
 const ANCHOR_PREFERENCE = 6;
+/** T12 and T8 are used only when at least this many records have no anchored key and would be
+ * theirs (fewer: see buildByteIndexOf). */
+export const FUSED_MIN = 256;
 /** An anchored key this rare (bits of background information, less its sharing) is kept even when
  * a strided window would be rarer. */
 const ANCHOR_GOOD = 16;
@@ -912,6 +915,10 @@ export function buildByteIndexOf(n: number, literalsOf: (i: number) => RecordLit
   let pre = new Float64Array(256);
   const unkeyed: number[] = [];
   let short: number[] = []; // records for T4 / T2 (placed once their strides are known)
+  // records with an anchored or a strided key but no good anchored one, placed after all are seen:
+  // (record, anchored key or -1, its length, strided key or -1, its length, 1: the anchored one by
+  // ANCHOR_PREFERENCE)
+  const open: number[] = [];
   let single: number[] = []; // records whose literals are single bytes: T2 at stride 1
   const strided: [ByteTier, number][] = [
     [t12, 12],
@@ -972,11 +979,42 @@ export function buildByteIndexOf(n: number, literalsOf: (i: number) => RecordLit
         }
       }
     }
-    if (keyA >= 0 && (bestA >= ANCHOR_GOOD || bestA + ANCHOR_PREFERENCE >= bestS)) addKey(tierA, i, keyA);
-    else if (keyS >= 0) addKey(tierS, i, keyS);
+    if (keyA >= 0 && bestA >= ANCHOR_GOOD) addKey(tierA, i, keyA);
+    else if (keyA >= 0 || keyS >= 0) open.push(i, keyA, tierA === a16 ? 16 : 8, keyS, tierS.keyLen, keyA >= 0 && bestA + ANCHOR_PREFERENCE >= bestS ? 1 : 0);
     else if (longest >= 2) short.push(i);
     else if (first[i + 1]! > first[i]!) single.push(i);
     else unkeyed.push(i);
+  }
+  // the records left open: anchored or strided by ANCHOR_PREFERENCE, unless so few of them have no
+  // anchored key and would be T12's or T8's that those tiers' pass (every 8 bytes, fused with T4's:
+  // server/wasm/scan.ts) is not worth it: then every record with an anchored key takes it, and
+  // those few take their best window of T4's (which probes at a stride of its own). 76 of 100k
+  // realistic full records needed T12 or T8 for want of an anchored key; 3,518 others were there
+  // by preference, and their pass was a third of the key scan (one thread: 791 -> 625 ms).
+  let needWide = 0;
+  for (let o = 0; o < open.length; o += 6) if (open[o + 1]! < 0 && open[o + 4]! > t4.keyLen) needWide++;
+  const anchorAll = needWide < FUSED_MIN;
+  for (let o = 0; o < open.length; o += 6) {
+    const i = open[o]!;
+    const keyA = open[o + 1]!;
+    const keyS = open[o + 3]!;
+    const lenS = open[o + 4]!;
+    if (keyA >= 0 && (open[o + 5] === 1 || anchorAll)) addKey(open[o + 2] === 16 ? a16 : a8, i, keyA);
+    else if (!anchorAll || lenS === t4.keyLen) addKey(lenS === t12.keyLen ? t12 : lenS === t8.keyLen ? t8 : t4, i, keyS);
+    else {
+      let best = -Infinity;
+      let key = -1;
+      for (let k = first[i]!; k < first[i + 1]!; k++) {
+        if (pre.length < len[k]! + 1) pre = new Float64Array(len[k]! * 2);
+        bitPrefix(bytes, off[k]!, len[k]!, pre);
+        const w = bestStrided(bytes, off[k]!, len[k]!, t4.keyLen, pre, counts(4, false));
+        if (w.start >= 0 && w.score > best) {
+          best = w.score;
+          key = off[k]! + w.start;
+        }
+      }
+      addKey(t4, i, key);
+    }
   }
   // a record's longest literal (its index in off/len), and pair keys made of those
   const longestOf = (i: number): number => {
