@@ -7,6 +7,7 @@ import * as assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { mayHaveShape, mayHoldBlockShape } from '../../server/src/core/blocks/shapes';
+import { rng } from '../bench/gen';
 
 const REAL = path.join(__dirname, '../fixtures/real');
 
@@ -92,17 +93,6 @@ const PIECES = [
   '0', '1', '9', '.', ':', '"', "'", '[', 'py', 'go',
 ];
 
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
-
 describe('shapes: quick tests (mayHaveShape, mayHoldBlockShape) give what their regular expressions gave', () => {
   it('every 1..9-line window of the real logs, and each of their lines', () => {
     const c = new Checker();
@@ -147,7 +137,7 @@ describe('shapes: quick tests (mayHaveShape, mayHoldBlockShape) give what their 
 
   it('random texts of tokens, near misses, blanks, line ends, letters and digits, and each alternative counts alone', () => {
     const c = new Checker();
-    const next = random(20261203);
+    const next = rng(20261203);
     for (let k = 0; k < 200_000; k++) {
       const n = 1 + Math.floor(next() * (k % 3 === 0 ? 4 : 14));
       let t = '';

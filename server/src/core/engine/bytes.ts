@@ -912,13 +912,30 @@ export function buildByteIndexOf(n: number, literalsOf: (i: number) => RecordLit
     }
     tier.add(i, bytes, key, extended);
   };
+  /** Record i's best window of tier's key length over its literals (strided: bestStrided), or -1. */
+  const bestWindow = (i: number, tier: ByteTier): number => {
+    const m = tier.keyLen;
+    const c = counts(tier.span as Span, false);
+    let best = -Infinity;
+    let key = -1;
+    for (let k = first[i]!; k < first[i + 1]!; k++) {
+      if (len[k]! < m) continue;
+      if (pre.length < len[k]! + 1) pre = new Float64Array(len[k]! * 2);
+      bitPrefix(bytes, off[k]!, len[k]!, pre);
+      const w = bestStrided(bytes, off[k]!, len[k]!, m, pre, c);
+      if (w.start >= 0 && w.score > best) {
+        best = w.score;
+        key = off[k]! + w.start;
+      }
+    }
+    return key;
+  };
   let pre = new Float64Array(256);
   const unkeyed: number[] = [];
   let short: number[] = []; // records for T4 / T2 (placed once their strides are known)
-  // records with an anchored or a strided key but no good anchored one, placed after all are seen:
-  // (record, anchored key or -1, its length, strided key or -1, its length, 1: the anchored one by
-  // ANCHOR_PREFERENCE)
-  const open: number[] = [];
+  // records with an anchored or a strided key (-1: none) but no good anchored one, placed after all
+  // are seen; `prefer`: the anchored one by ANCHOR_PREFERENCE
+  const open: { i: number; keyA: number; tierA: ByteTier; keyS: number; tierS: ByteTier; prefer: boolean }[] = [];
   let single: number[] = []; // records whose literals are single bytes: T2 at stride 1
   const strided: [ByteTier, number][] = [
     [t12, 12],
@@ -980,7 +997,7 @@ export function buildByteIndexOf(n: number, literalsOf: (i: number) => RecordLit
       }
     }
     if (keyA >= 0 && bestA >= ANCHOR_GOOD) addKey(tierA, i, keyA);
-    else if (keyA >= 0 || keyS >= 0) open.push(i, keyA, tierA === a16 ? 16 : 8, keyS, tierS.keyLen, keyA >= 0 && bestA + ANCHOR_PREFERENCE >= bestS ? 1 : 0);
+    else if (keyA >= 0 || keyS >= 0) open.push({ i, keyA, tierA, keyS, tierS, prefer: keyA >= 0 && bestA + ANCHOR_PREFERENCE >= bestS });
     else if (longest >= 2) short.push(i);
     else if (first[i + 1]! > first[i]!) single.push(i);
     else unkeyed.push(i);
@@ -991,30 +1008,12 @@ export function buildByteIndexOf(n: number, literalsOf: (i: number) => RecordLit
   // those few take their best window of T4's (which probes at a stride of its own). 76 of 100k
   // realistic full records needed T12 or T8 for want of an anchored key; 3,518 others were there
   // by preference, and their pass was a third of the key scan (one thread: 791 -> 625 ms).
-  let needWide = 0;
-  for (let o = 0; o < open.length; o += 6) if (open[o + 1]! < 0 && open[o + 4]! > t4.keyLen) needWide++;
+  const needWide = open.filter((r) => r.keyA < 0 && r.tierS !== t4).length;
   const anchorAll = needWide < FUSED_MIN;
-  for (let o = 0; o < open.length; o += 6) {
-    const i = open[o]!;
-    const keyA = open[o + 1]!;
-    const keyS = open[o + 3]!;
-    const lenS = open[o + 4]!;
-    if (keyA >= 0 && (open[o + 5] === 1 || anchorAll)) addKey(open[o + 2] === 16 ? a16 : a8, i, keyA);
-    else if (!anchorAll || lenS === t4.keyLen) addKey(lenS === t12.keyLen ? t12 : lenS === t8.keyLen ? t8 : t4, i, keyS);
-    else {
-      let best = -Infinity;
-      let key = -1;
-      for (let k = first[i]!; k < first[i + 1]!; k++) {
-        if (pre.length < len[k]! + 1) pre = new Float64Array(len[k]! * 2);
-        bitPrefix(bytes, off[k]!, len[k]!, pre);
-        const w = bestStrided(bytes, off[k]!, len[k]!, t4.keyLen, pre, counts(4, false));
-        if (w.start >= 0 && w.score > best) {
-          best = w.score;
-          key = off[k]! + w.start;
-        }
-      }
-      addKey(t4, i, key);
-    }
+  for (const r of open) {
+    if (r.keyA >= 0 && (r.prefer || anchorAll)) addKey(r.tierA, r.i, r.keyA);
+    else if (!anchorAll || r.tierS === t4) addKey(r.tierS, r.i, r.keyS);
+    else addKey(t4, r.i, bestWindow(r.i, t4));
   }
   // a record's longest literal (its index in off/len), and pair keys made of those
   const longestOf = (i: number): number => {
@@ -1077,28 +1076,8 @@ export function buildByteIndexOf(n: number, literalsOf: (i: number) => RecordLit
   if (toT4.length) t4s.stride = Math.max(1, Math.min(3, min4 - 3));
   if (toT2.length) t2.stride = Math.max(1, min2 - 1);
   if (single.length) t2.stride = 1;
-  for (const [tier, recs] of [
-    [t4s, toT4],
-    [t2, toT2],
-  ] as const) {
-    const m = tier.keyLen;
-    const c = counts(tier.span as Span, false);
-    for (const i of recs) {
-      let best = -Infinity;
-      let key = -1;
-      for (let k = first[i]!; k < first[i + 1]!; k++) {
-        if (len[k]! < m) continue;
-        if (pre.length < len[k]! + 1) pre = new Float64Array(len[k]! * 2);
-        bitPrefix(bytes, off[k]!, len[k]!, pre);
-        const w = bestStrided(bytes, off[k]!, len[k]!, m, pre, c);
-        if (w.start >= 0 && w.score > best) {
-          best = w.score;
-          key = off[k]! + w.start;
-        }
-      }
-      addKey(tier, i, key);
-    }
-  }
+  for (const i of toT4) addKey(t4s, i, bestWindow(i, t4s));
+  for (const i of toT2) addKey(t2, i, bestWindow(i, t2));
   // a record whose literals are single bytes: its rarest byte c, as the 256 two-byte keys (c, any)
   // of T2 (one hit per occurrence of c, the last byte of a block included: the zero padding)
   for (const i of single) {
