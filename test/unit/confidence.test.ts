@@ -251,6 +251,8 @@ describe('confidence: the ceiling of a plain line (what lets scan skip most hits
         const want = all.filter((x) => x.score >= min).length;
         const scorer = scorers.get(min)!;
         assert.equal(scorer.score(hits, line), want, `${JSON.stringify(line)} at ${min}`);
+        // (confident(k) first: it answers without the exact score where scoreOf would work it out)
+        for (let k = 0; k < ms.length; k++) assert.equal(scorer.confident(k), all[k]!.score >= min, `${JSON.stringify(line)} hit ${k} at ${min}`);
         for (let k = 0; k < ms.length; k++) if (all[k]!.score >= min) assert.equal(scorer.scoreOf(k), all[k]!.score);
         if (want > 0) assert.deepEqual(scorer.facts, lineFacts(line), 'the facts a reporter reuses');
         if (min === DEFAULT_MIN_CONFIDENCE) skipped += all.filter((x) => x.ceiling < min).length;

@@ -309,7 +309,7 @@ export class BlockContext<T> implements BlockHooks {
     let brk = pos - 1;
     if (brk > 0 && buf[brk] === 10 && buf[brk - 1] === 13) brk--;
     if (brk <= 0) return 0;
-    const nl = buf.lastIndexOf(10, brk - 1);
+    const nl = lastNewline(buf, brk - 1);
     if (!this.hasCr) return nl + 1;
     // a lone CR between that \n and the break ends a line too (searched between them only)
     const cr = buf.subarray(nl + 1, brk).lastIndexOf(13);
@@ -344,4 +344,12 @@ export class BlockContext<T> implements BlockHooks {
     this.setStart(k, pos);
     return pos;
   }
+}
+
+/** buf.lastIndexOf(10, from), by a byte loop over the first 256 bytes (a log line is shorter: the
+ * native call costs more than the loop there; a matched line's window walks back NEAR lines). */
+function lastNewline(buf: Buffer, from: number): number {
+  const stop = Math.max(-1, from - 256);
+  for (let i = from; i > stop; i--) if (buf[i] === 10) return i;
+  return stop < 0 ? -1 : buf.lastIndexOf(10, stop);
 }

@@ -47,9 +47,9 @@ export interface Totals {
 export interface Reporter {
   begin(): void;
   match(e: MatchEvent): void;
-  /** A reported match counted by its record's id only (a reporter that prints nothing of the
-   * match has it: the scan then makes no match object). */
-  tally?(id: string): void;
+  /** A reported match counted by its record only (the record's index in the catalog; a reporter
+   * that prints nothing of the match has it: the scan then makes no match object). */
+  tally?(entry: number): void;
   /** After all files: totals. */
   end(totals: Totals): void;
 }
@@ -60,6 +60,8 @@ export interface ReporterOptions {
   explain: boolean;
   /** text: colours and width (default: no colour, 80 columns). */
   style?: Style;
+  /** count: the id of the record at an index of the catalog (what tally() counts by). */
+  idOf?: (entry: number) => string;
 }
 
 export function createReporter(format: Format, out: Output, opts: ReporterOptions): Reporter {
@@ -67,7 +69,7 @@ export function createReporter(format: Format, out: Output, opts: ReporterOption
     case 'json':
       return new JsonReporter(out);
     case 'count':
-      return new CountReporter(out);
+      return new CountReporter(out, opts.idOf);
     case 'sarif':
       return new SarifReporter(out, opts.version);
     case 'markdown':
@@ -136,15 +138,35 @@ class JsonReporter implements Reporter {
 
 class CountReporter implements Reporter {
   private readonly byRecord = new Map<string, number>();
-  constructor(private readonly out: Output) {}
+  /** tally()'s counts by record index (a string-keyed map per match cost ~1 µs: 60 ms at 100k
+   * records on a 200 MB log), merged into byRecord by id at the end. */
+  private counts = new Int32Array(0);
+  constructor(
+    private readonly out: Output,
+    private readonly idOf?: (entry: number) => string,
+  ) {}
   begin(): void {}
   match(e: MatchEvent): void {
-    this.tally(e.m.record.id);
+    this.add(e.m.record.id, 1);
   }
-  tally(id: string): void {
-    this.byRecord.set(id, (this.byRecord.get(id) ?? 0) + 1);
+  tally(entry: number): void {
+    if (entry >= this.counts.length) {
+      const grown = new Int32Array(Math.max(entry + 1, this.counts.length * 2, 1024));
+      grown.set(this.counts);
+      this.counts = grown;
+    }
+    this.counts[entry]!++;
+  }
+  private add(id: string, count: number): void {
+    this.byRecord.set(id, (this.byRecord.get(id) ?? 0) + count);
   }
   end(t: Totals): void {
+    const counts = this.counts;
+    for (let e = 0; e < counts.length; e++) {
+      if (counts[e] === 0) continue;
+      if (!this.idOf) throw new Error('count: tally() needs idOf');
+      this.add(this.idOf(e), counts[e]!);
+    }
     // most matched first, then by id: the same text whichever way the scan found the matches
     const byRecord = [...this.byRecord].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
     this.out.write(JSON.stringify({ lines: t.lines, matches: t.matches, belowConfidence: t.below, byRecord: Object.fromEntries(byRecord) }) + '\n');

@@ -184,17 +184,17 @@ export const scan: Command = {
 
     const out = new Output(io.stdout);
     const style = { color: useColor(colorMode, io.stdout as { isTTY?: boolean }, io.env), width: terminalWidth(io.stdout as { isTTY?: boolean; columns?: number }, io.env) };
-    const reporter = createReporter(format, out, { version: VERSION, explain: !flag(p, 'no-explain'), style });
+    const records = catalog.records;
+    // a plain line's matches are scored (and counted) from the index cache's columns when it has
+    // them: no record is read for that (the first read of a cached record parses its row)
+    const view = loaded.scanColumns ? new ScanRecords(loaded.scanColumns) : recordsView(records);
+    const reporter = createReporter(format, out, { version: VERSION, explain: !flag(p, 'no-explain'), style, idOf: (entry) => view.id(entry) });
     let lines = 0;
     let matches = 0;
     let below = 0;
     let worst = Infinity;
-    const records = catalog.records;
-    /** --format count: a match is tallied by its record's id, no match object made. */
+    /** --format count: a match is tallied by its record, no match object made. */
     const tally = reporter.tally?.bind(reporter);
-    // a plain line's matches are scored (and counted) from the index cache's columns when it has
-    // them: no record is read for that (the first read of a cached record parses its row)
-    const view = loaded.scanColumns ? new ScanRecords(loaded.scanColumns) : recordsView(records);
     const scorer = new PlainScorer((entry) => view.scoredRecord(entry), records.length, minConfidence);
     reporter.begin();
     for (const f of files) {
@@ -252,16 +252,16 @@ export const scan: Command = {
           if (confident === 0) return;
           if (tally) {
             for (let k = 0; k < p.count; k++) {
-              if (scorer.scoreOf(k) < minConfidence) continue;
+              if (!scorer.confident(k)) continue;
               const entry = p.entry(k);
               matches++;
               worst = Math.min(worst, severityRank(view.severity(entry)));
-              tally(view.id(entry));
+              tally(entry);
             }
             return;
           }
           const facts = scorer.facts;
-          for (const lm of p.matchesWhere((k) => scorer.scoreOf(k) >= minConfidence)) report(n, recordMatch(records[lm.entry]!, lm, line, undefined, facts));
+          for (const lm of p.matchesWhere((k) => scorer.confident(k))) report(n, recordMatch(records[lm.entry]!, lm, line, undefined, facts));
         };
         const stats = await forEachMatchingLine(
           input,

@@ -514,6 +514,14 @@ export class PlainScorer {
     return confident;
   }
 
+  /** Does hit k of the line score() saw last reach minConfidence? The same answer as
+   * `scoreOf(k) >= minConfidence`, without working out the exact score of a hit that reaches it
+   * whatever the line's facts (a scan that only counts never needs it). */
+  confident(k: number): boolean {
+    const s = this.scores[k]!;
+    return Number.isNaN(s) || s >= this.minConfidence;
+  }
+
   /** Hit k's score on the line score() saw last (0: below the threshold by its ceiling or bound). */
   scoreOf(k: number): number {
     let s = this.scores[k]!;
