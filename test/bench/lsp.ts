@@ -4,6 +4,7 @@
 //     each hover is on a line not hovered before (the line is matched on demand); goal p99 <= 1 ms
 //   - full-document diagnostics for a 50 MB log (didOpen + textDocument/diagnostic)
 //   - appending one line to that log (didChange + diagnostic pull with previousResultId); goal <= 10 ms
+//   - start-up: spawn to the first hover on a matched line, cold and with the index cache
 // Knobs: BENCH_LSP_SIZES=100000,500000  BENCH_LSP_MB=50  BENCH_LSP_HOVERS=2000  BENCH_SEED=7
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -77,6 +78,51 @@ async function timed<T>(f: () => Promise<T>): Promise<[T, number]> {
   return [v, performance.now() - t0];
 }
 
+
+/** Resolves when `ready()` is true, checked every 50 ms; throws after `timeoutMs`. */
+async function until(ready: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const t0 = performance.now();
+  while (!(await ready())) {
+    if (performance.now() - t0 > timeoutMs) throw new Error(`lsp bench: no ${what} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * Start-up with n records, as an editor meets it: from spawning the server to the first hover on a
+ * matched line, cold (an empty index cache) and warm (the cache the cold start wrote after it
+ * served: the second start of the same editor). The server's own load and index times beside.
+ */
+async function startUp(ctx: BenchContext, server: string, ws: string, file: string, records: GenRecord[]): Promise<string[]> {
+  const n = records.length;
+  const cache = fs.mkdtempSync(path.join(ctx.benchDir, 'lsp', 'index-cache-'));
+  const line = 'ERROR boom: ' + records[0]!.message.replace(/\{[^}]*\}/g, 'x');
+  const rows: string[] = [];
+  try {
+    for (const run of ['cold', 'warm'] as const) {
+      const t0 = performance.now();
+      const c = await TestClient.start({ workspace: ws, serverPath: server, nodeArgs: ['--max-old-space-size=8192'], env: { ERROR_EXPLAINER_INDEX_CACHE: cache }, initializationOptions: { bundledRecordsPath: file, workspaceTrusted: false } });
+      try {
+        const uri = `file://${ws}/start-${n}-${run}.log`;
+        await c.conn.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'log', version: 1, text: line + '\n' } });
+        const position = { line: 0, character: line.indexOf('boom') + 8 };
+        await until(async () => (await c.request<unknown>('textDocument/hover', { textDocument: { uri }, position })) !== null, 600_000, 'hover on the matched line');
+        const first = performance.now() - t0;
+        const status = await c.request<{ indexCache?: string; timings: { loadMs: number; indexMs: number } }>('errorExplainer/status');
+        ctx.log(`lsp: start-up ${run}, ${n} records: first matched hover after ${first.toFixed(0)} ms (load ${status.timings.loadMs} ms, index ${status.timings.indexMs} ms, index cache ${status.indexCache ?? '-'})`);
+        rows.push(`| start-up, ${run} (${run === 'cold' ? 'no index cache' : 'the index cache the cold start wrote'}), ${n.toLocaleString('en')} records: spawn to the first hover on a matched line | ${(first / 1000).toFixed(2)} s (load ${(status.timings.loadMs / 1000).toFixed(2)} s, index ${(status.timings.indexMs / 1000).toFixed(2)} s) |`);
+        if (run === 'warm') ctx.target(`a warm start reads the index cache (${n.toLocaleString('en')} records)`, status.indexCache === 'hit', status.indexCache ?? '-');
+        // (the cold server writes the cache after it has served: wait for it before stopping)
+        else await until(() => fs.readdirSync(cache).some((f) => f.endsWith('.eeidx')), 600_000, 'index cache file');
+      } finally {
+        await c.stop();
+      }
+    }
+  } finally {
+    fs.rmSync(cache, { recursive: true, force: true });
+  }
+  return rows;
+}
 
 /** 50 MB log: full diagnostics, then appending single lines (same server session as the hovers). */
 async function bigLog(ctx: BenchContext, c: TestClient, ws: string, records: GenRecord[], mb: number, seed: number): Promise<void> {
@@ -237,6 +283,11 @@ export const section: Section = {
     }
 
     ctx.markdown('| measurement | requests | p50 | p99 | p50 on a match | p99 on a match |\n|---|---|---|---|---|---|\n' + rows.join('\n') + '\n');
+
+    // start-up, cold and warm, per size (the record files written above)
+    const starts: string[] = [];
+    for (const n of sizes) starts.push(...(await startUp(ctx, server, ws, path.join(dir, `records-${n}`), generateRecords(n, seed))));
+    ctx.markdown('| start-up | time |\n|---|---|\n' + starts.join('\n') + '\n');
 
   },
 };

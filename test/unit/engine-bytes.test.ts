@@ -676,6 +676,44 @@ describe('engine: snapshot and restore (the index cache stores the snapshot)', (
     assert.throws(() => MatchEngine.restore(entries.slice(1), snap), /entries differ/);
   });
 
+  it('an engine whose string prefilter was built (the language server) keeps it in the snapshot: restored, it has the same keys and candidates without planning them again', async () => {
+    const v8 = require('node:v8') as typeof import('node:v8');
+    const records = generateRecords(3000, 6);
+    // (anchored keys with partners, strided tiers, keys searched with indexOf, short literals)
+    const entries = [
+      ...toEntries(records),
+      // 8-char anchored keys (probed with the 16-char tier: partners), keys without an anchor (a strided tier)
+      ...Array.from({ length: 60 }, (_, i) => entry(`a8-${i}`, `err retrynode${i}x {x}`)),
+      ...Array.from({ length: 60 }, (_, i) => entry(`s-${i}`, `{x}/strided${i}pathpart/{y}`)),
+      entry('short', 'ab {x} cd'),
+      entry('word', 'failed'),
+      entry('two', 'q {x} z'),
+    ];
+    const served = (await MatchEngine.buildAsync(entries))!;
+    const snap = v8.deserialize(v8.serialize(served.snapshot())) as ReturnType<MatchEngine['snapshot']>;
+    assert.ok(snap.strings, 'the built string prefilter is stored');
+    assert.ok(snap.strings.tiers.some((t) => t.partner), 'an anchored tier probed with its partner');
+    assert.ok(snap.strings.tiers.some((t) => !t.tier.anchored), 'a strided tier');
+    const restored = MatchEngine.restore(entries, snap);
+    assert.ok((restored as unknown as { strings?: unknown }).strings, 'restored with its string prefilter: the first line does not plan it');
+    let text = '';
+    generateLog({ records, bytes: 200_000, matchFraction: 0.3, nearMissFraction: 0.2, seed: 12 }, (c) => (text += c), () => undefined);
+    const lines = [...text.split('\n'), 'x ab 1 cd', 'it failed', 'q 1 z', 'err retrynode7x now', 'at /srv/strided3pathpart/x.js', 'err retrynode7 no'];
+    let matched = 0;
+    for (const line of lines) {
+      assert.deepEqual(restored.candidates(line).sort((a, b) => a - b), served.candidates(line).sort((a, b) => a - b), line);
+      const ms = restored.matchLine(line);
+      assert.deepEqual(ms, served.matchLine(line), line);
+      if (ms.length) matched++;
+    }
+    assert.ok(matched > 300, `${matched} matched lines`);
+    assert.deepEqual(restored.stats, served.stats);
+    // a snapshot whose tables do not fit each other is refused (the cache reads it as a miss)
+    const bad = v8.deserialize(v8.serialize(served.snapshot())) as ReturnType<MatchEngine['snapshot']>;
+    bad.strings!.tiers[0]!.tier.ent = bad.strings!.tiers[0]!.tier.ent.subarray(2);
+    assert.throws(() => MatchEngine.restore(entries, bad), /do not fit/);
+  });
+
   it('an engine whose byte index was never built (the language server) snapshots without one; restored, it builds it on first use and scans the same', () => {
     const v8 = require('node:v8') as typeof import('node:v8');
     const records = generateRecords(500, 4);

@@ -94,14 +94,16 @@ export function framePathsNear(refsOf: (i: number) => readonly FileRef[], lineCo
 export class RaisedInIndex {
   private readonly byBase = new Map<string, ErrorRecord[]>();
 
-  constructor(records: readonly ErrorRecord[]) {
-    for (const r of records) {
-      if (!r.filePath || r.lineNumber == null) continue;
-      const base = path.posix.basename(r.filePath.replace(/\\/g, '/'));
-      let list = this.byBase.get(base);
-      if (!list) this.byBase.set(base, (list = []));
-      list.push(r);
-    }
+  constructor(records: readonly ErrorRecord[] = []) {
+    for (const r of records) this.add(r);
+  }
+
+  add(r: ErrorRecord): void {
+    if (!r.filePath || r.lineNumber == null) return;
+    const base = path.posix.basename(r.filePath.replace(/\\/g, '/'));
+    let list = this.byBase.get(base);
+    if (!list) this.byBase.set(base, (list = []));
+    list.push(r);
   }
 
   /** Records whose filePath the given file path ends with. */

@@ -13,7 +13,7 @@
 // The file scan has its own byte-level keys (engine/bytes.ts) and never builds this index.
 
 import { stringBitPrefix } from './rarity';
-import { GramCounts, TIERS, Tier, planTiers } from './prefilter';
+import { GramCounts, TIERS, Tier, type TierSnapshot, planTiers } from './prefilter';
 
 export interface KeyStats {
   /** Patterns without a usable key: tried on every line. */
@@ -30,7 +30,7 @@ const isAnchor = (c: number): boolean => c === 0x20 || c === 0x5f;
 /** The string prefilter over `size` patterns (slots): candidates of a text are the patterns whose
  * key occurs in it. */
 export class StringIndex {
-  private readonly keys: string[];
+  private keys: string[];
   private tiers: Tier[] = [];
   private readonly unkeyed: number[] = [];
   /** Patterns of sparse tiers: their keys are searched with indexOf. */
@@ -185,6 +185,35 @@ export class StringIndex {
     this.stats = { unkeyed: this.unkeyed.length, tiers: tierStats, direct: this.direct.length, indexBytes };
   }
 
+  /** The built index as plain numbers, strings and arrays (the index cache stores it with the
+   * engine: a restored server then matches its first line without planning 100k keys again). */
+  snapshot(): StringIndexSnapshot {
+    return {
+      size: this.size,
+      keys: this.keys,
+      tiers: this.tiers.map((t) => ({ tier: t.snapshot(), partner: t.partner?.snapshot() ?? null })),
+      unkeyed: this.unkeyed,
+      direct: this.direct,
+      stats: this.stats,
+    };
+  }
+
+  /** The index of snapshot() (over the same patterns). */
+  static restore(s: StringIndexSnapshot): StringIndex {
+    if (s.keys.length !== s.size) throw new Error('string index snapshot: its keys do not fit');
+    const index = new StringIndex(s.size);
+    index.keys = s.keys;
+    index.tiers = s.tiers.map(({ tier, partner }) => {
+      const t = Tier.restore(tier);
+      if (partner) t.partner = Tier.restore(partner);
+      return t;
+    });
+    for (const rec of s.unkeyed) index.unkeyed.push(rec);
+    for (const rec of s.direct) index.direct.push(rec);
+    index.stats = s.stats;
+    return index;
+  }
+
   /** Append to out every pattern whose key occurs in text (once each). */
   collect(text: string, out: number[]): void {
     if (++this.stamp >= 0x3fffffff) {
@@ -196,4 +225,15 @@ export class StringIndex {
     for (const rec of this.direct) if (text.indexOf(this.keys[rec]!) >= 0) out.push(rec);
     for (const rec of this.unkeyed) out.push(rec);
   }
+}
+
+/** A built StringIndex (StringIndex.snapshot): the tiers in scan order, each with the anchored
+ * tier probed in its pass (Tier.partner), if any. */
+export interface StringIndexSnapshot {
+  size: number;
+  keys: string[];
+  tiers: { tier: TierSnapshot; partner: TierSnapshot | null }[];
+  unkeyed: number[];
+  direct: number[];
+  stats: KeyStats;
 }

@@ -376,6 +376,38 @@ export class Tier {
   bytes(): number {
     return this.bits.byteLength + this.starts.byteLength + this.ent.byteLength;
   }
+
+  /** The built table as plain numbers and arrays (the index cache stores it; see restore). */
+  snapshot(): TierSnapshot {
+    return { m: this.m, q: this.q, anchored: this.anchored, odd: this.odd, bits: this.bits, bitShift: this.bitShift, starts: this.starts, bucketShift: this.bucketShift, ent: this.ent };
+  }
+
+  /** The built tier of snapshot() (its partner is set by the index that holds both). */
+  static restore(s: TierSnapshot): Tier {
+    const t = new Tier(s.m, s.q, s.anchored);
+    const buckets = 2 ** (32 - s.bucketShift);
+    if (s.starts.length !== buckets + 1 || s.ent.length !== 2 * s.starts[buckets]! || s.bits.length * 8 !== 2 ** (32 - s.bitShift)) throw new Error('string tier snapshot: its arrays do not fit');
+    t.odd = s.odd;
+    t.bits = s.bits;
+    t.bitShift = s.bitShift;
+    t.starts = s.starts;
+    t.bucketShift = s.bucketShift;
+    t.ent = s.ent;
+    return t;
+  }
+}
+
+/** A built Tier (Tier.snapshot). */
+export interface TierSnapshot {
+  m: number;
+  q: number;
+  anchored: boolean;
+  odd: boolean;
+  bits: Uint8Array;
+  bitShift: number;
+  starts: Int32Array;
+  bucketShift: number;
+  ent: Int32Array;
 }
 
 /** Counts of q-gram hashes over all candidate literals, to rate keys by rarity. Saturating byte

@@ -44,7 +44,7 @@ import { type ScanColumns, type ScanExtra, emptyExtra, setExtra, validColumns } 
 
 const MAGIC = Buffer.from('EEIDX\x01\n', 'latin1');
 /** Bump when the file layout or what a section holds changes. */
-const FORMAT = 6;
+const FORMAT = 7;
 /** Cache files kept (newest first by modification time); older ones are removed after a write. */
 const MAX_ENTRIES = 4;
 /** Record sources smaller than this load faster than a cache file is read: not cached. */

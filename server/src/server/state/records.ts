@@ -177,6 +177,7 @@ export class RecordsState {
         : await loadSources(specs, trusted, host.log, [], this.datasetCatalogs.update(dataset, global), this.options.indexCache);
       this.current = loaded;
       this.loadedKey = key;
+      this.prepareIndex(loaded);
       host.log.info(
         `Error Explainer: ${loaded.status.records} records from ${loaded.status.sources.length} sources, ` +
           `${loaded.status.problems} problems (load ${loaded.status.timings.loadMs} ms, index ${loaded.status.timings.indexMs} ms` +
@@ -192,6 +193,21 @@ export class RecordsState {
     for (const d of host.documents.all()) d.logLike = undefined;
     host.changed(this.current.status);
     return this.current.status;
+  }
+
+  /** Builds a load's record lookups (RecordIndex: by class, by raising file) ahead of their first
+   * use, in slices of about 10 ms between requests (a log hover needs none of them; a source
+   * file's hover or a code action that comes first finishes the build itself); stops when the
+   * records are replaced. */
+  private prepareIndex(loaded: LoadedRecords): void {
+    const steps = loaded.index.buildSteps();
+    const slice = (): void => {
+      if (this.current !== loaded) return;
+      const t0 = performance.now();
+      while (performance.now() - t0 < 10) if (steps.next().done) return;
+      setImmediate(slice);
+    };
+    setImmediate(slice);
   }
 
   /** Writes the index cache file of a load (after it is served, in slices, behind earlier writes);
