@@ -3,10 +3,10 @@
 // event loop run meanwhile; a load whose sources are bounded (within) is keyed with its bounds, and
 // a link out of them means no cache; a load that does not line up with its sources is not cached.
 import * as assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Catalog } from '../../server/src/core/catalog';
-import { type CacheSource, loadThroughCache, readCache, writeCache } from '../../server/src/core/indexCache';
+import { type CacheSource, loadThroughCache, readCache, refreshEngine, writeCache } from '../../server/src/core/indexCache';
 import { type FileDigest, type LoadResult, loadRecordsFromPath, mergeRecordSets } from '../../server/src/core/load';
 import type { RecordOrigin } from '../../server/src/core/record';
 import { REPO, tempDir } from '../shared/paths';
@@ -91,6 +91,48 @@ describe('index cache (core flow)', function () {
       const m = { start: 0, end: line.length, codeInLine: true };
       assert.equal(confidenceScore(s, m, line), confidenceScore(r, m, line));
     }
+  });
+
+  it('a hit whose run built a prefilter the file lacked writes it in (refresh): the next hit has both; nothing new, nothing written; a file changed meanwhile is left alone', async () => {
+    const folder = path.join(tmp, 'records');
+    mkdirSync(folder);
+    copyFileSync(TS_RECORDS, path.join(folder, 'ts.json'));
+    const sources: CacheSource[] = [{ origin: 'user', path: folder }];
+    const through = () => loadThroughCache(sources, true, { dir, minBytes: 0, full: true }, uncached(sources));
+    const line = "src/a.ts(3,7): error TS2304: Cannot find name 'foo'.";
+    // a scan writes the file: its byte index, no string prefilter
+    const first = await through();
+    first.load.catalog.engine.byteIndex();
+    assert.equal(first.save!(), undefined);
+    const idx = () => path.join(dir, readdirSync(dir).find((f) => f.endsWith('.eeidx'))!);
+    const written = readFileSync(idx());
+    // explain: a hit, and its matchLine plans the string prefilter; refresh stores it
+    const second = await through();
+    assert.equal(second.cache, 'hit');
+    assert.deepEqual(second.load.stored, { bytes: true, strings: false });
+    const want = second.load.catalog.engine.matchLine(line);
+    assert.ok(want.length > 0, 'the line matches');
+    assert.equal(second.refresh!(), undefined);
+    assert.notDeepEqual(readFileSync(idx()), written, 'the engine section was written again');
+    const third = await through();
+    assert.equal(third.cache, 'hit');
+    assert.deepEqual(third.load.stored, { bytes: true, strings: true });
+    assert.deepEqual(third.load.catalog.engine.matchLine(line), want);
+    assert.deepEqual(JSON.parse(JSON.stringify(third.load.catalog.records)), JSON.parse(JSON.stringify(first.load.catalog.records)), 'the records as they were');
+    // nothing new: nothing written
+    const now = readFileSync(idx());
+    third.load.catalog.engine.matchLine(line);
+    assert.equal(third.refresh!(), undefined);
+    assert.deepEqual(readFileSync(idx()), now);
+    // a file corrupted since it was read is not given a new header over its bad bytes
+    const fourth = await through();
+    const bad = Buffer.from(now);
+    bad[bad.length - 10]! ^= 0xff;
+    writeFileSync(idx(), bad);
+    // (as a run would whose restored file had lacked the string prefilter)
+    assert.match(String(refreshEngine(dir, path.basename(idx(), '.eeidx'), fourth.load.catalog.engine, { bytes: true, strings: false })), /changed \(checksum\)/);
+    assert.deepEqual(readFileSync(idx()), bad);
+    assert.equal((await through()).cache, 'checksum');
   });
 
   it('a link out of a source bound: no cache (the loader reports the link); a load that does not line up: no cache', async () => {

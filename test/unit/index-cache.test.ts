@@ -230,4 +230,36 @@ describe('index cache (scan)', function () {
     scan('--format', 'count', '--no-cache');
     assert.throws(() => readdirSync(dir));
   });
+
+  it('CLI: explain goes through the same cache (its output equal to --no-cache), and a scan after it and an explain after a scan each add the prefilter the other left out', () => {
+    const env = { ...process.env, ERROR_EXPLAINER_INDEX_CACHE: dir, ERROR_EXPLAINER_INDEX_CACHE_MIN_BYTES: '0' };
+    const text = TSC_LOG.find((l) => /error TS\d+/.test(l))!;
+    const explain = (...extra: string[]) => spawnSync(process.execPath, [CLI, 'explain', '--no-bundled', '--records', records, '--color', 'never', ...extra, text], { encoding: 'utf8', env });
+    const log = path.join(tmp, 'tsc.log');
+    writeFileSync(log, TSC_LOG.join('\n'));
+    const scan = (...extra: string[]) => spawnSync(process.execPath, [CLI, 'scan', '--no-bundled', '--records', records, '--format', 'text', ...extra, log], { encoding: 'utf8', env });
+    const stored = () => {
+      const got = readCache(dir, path.basename(entryFile(), '.eeidx'), { full: true });
+      assert.ok('load' in got);
+      return got.load.stored;
+    };
+    const none = explain('--no-cache');
+    assert.equal(none.status, 0, none.stderr);
+    assert.ok(none.stdout.includes('TS'), none.stdout);
+    assert.throws(() => readdirSync(dir), '--no-cache writes nothing');
+    // explain first: its entry holds the string prefilter; the scan after it adds the byte index
+    assert.equal(explain().stdout, none.stdout);
+    assert.deepEqual(stored(), { bytes: false, strings: true });
+    assert.equal(explain().stdout, none.stdout, 'restored');
+    const scanned = scan();
+    assert.equal(scanned.stdout, scan('--no-cache').stdout);
+    assert.deepEqual(stored(), { bytes: true, strings: true });
+    assert.equal(explain().stdout, none.stdout);
+    // a scan first: the explain after it adds the string prefilter
+    rmSync(dir, { recursive: true, force: true });
+    assert.equal(scan().stdout, scanned.stdout);
+    assert.deepEqual(stored(), { bytes: true, strings: false });
+    assert.equal(explain().stdout, none.stdout);
+    assert.deepEqual(stored(), { bytes: true, strings: true });
+  });
 });

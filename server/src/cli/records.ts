@@ -43,7 +43,9 @@ export interface LoadedCatalog {
   /** With `cache`: 'hit' (records and index from the cache), the reason it was not used, or 'off'
    * (a dataset in the set, sources too small, or a source that could not be listed). */
   cache?: 'hit' | CacheMiss | 'off';
-  /** With a cache miss: writes the cache file for the next run (after the scan; returns an error message). */
+  /** With a cache miss: writes the cache file for the next run; with a hit: adds to it a
+   * prefilter this run built that it lacked (after the scan or explanation; returns an error
+   * message). */
   saveCache?: () => string | undefined;
   /** With a cache hit: what a scan reads of a matched record (core/scanColumns). */
   scanColumns?: ScanColumns;
@@ -67,7 +69,8 @@ export async function loadCatalog(recordPaths: string[], noBundled: boolean, dat
       const loaded = await loadCatalogUncached(recordPaths, noBundled, undefined, { ...opts, ...(digests ? { digests } : {}) });
       return { load: loaded.catalog, files: loaded.sets.length === keySources.length ? loaded.sets.map((s) => s.result.files) : undefined };
     });
-    return { ...got.load, cache: got.cache, ...(got.save ? { saveCache: got.save } : {}) };
+    const saveCache = got.save ?? got.refresh;
+    return { ...got.load, cache: got.cache, ...(saveCache ? { saveCache } : {}) };
   }
   return (await loadCatalogUncached(recordPaths, noBundled, datasetRecords, opts)).catalog;
 }

@@ -9,8 +9,9 @@ import { Output } from '../output';
 import { formatProblem, loadCatalog } from '../records';
 import { markdownToTerminal, paint, terminalWidth, useColor } from '../terminal';
 import { colorOption } from './scan';
+import { cacheMinBytes, indexCacheDir } from '../../core/indexCache';
 
-const USAGE = `error-explainer explain [--records PATH]... [--no-bundled] [--format text|markdown] [--color auto|always|never] [--limit N] TEXT...
+const USAGE = `error-explainer explain [--records PATH]... [--no-bundled] [--format text|markdown] [--color auto|always|never] [--limit N] [--no-cache] TEXT...
 
 Explains pasted text: the records whose pattern matches it (best first), else the closest records
 by words. TEXT words are joined with spaces; no TEXT or \`-\` reads stdin. A traceback or stack
@@ -23,7 +24,9 @@ quoted code are not matched.
                      wrapped to its width); markdown: escaped Markdown (safe to paste into a
                      Markdown renderer). --markdown is short for --format markdown
   --color WHEN     text: auto (default: on a terminal, unless NO_COLOR is set), always, never
-  --limit N        at most N records (default 3)`;
+  --limit N        at most N records (default 3)
+  --no-cache       neither read nor write the index cache (by default record sets of 2 MB and
+                     more are loaded from it when \`scan\` or \`explain\` compiled them before)`;
 
 /** Fuzzy hits below this score (0-100) are not shown as "closest records". */
 const MIN_FUZZY_SCORE = 30;
@@ -46,7 +49,7 @@ export const explain: Command = {
   summary: 'explain pasted text with the best matching records',
   usage: USAGE,
   async run(args: string[], io: Io): Promise<number> {
-    const p = parseArgs(args, { records: 'strings', 'no-bundled': 'boolean', markdown: 'boolean', limit: 'string', format: 'string', color: 'string' });
+    const p = parseArgs(args, { records: 'strings', 'no-bundled': 'boolean', markdown: 'boolean', limit: 'string', format: 'string', color: 'string', 'no-cache': 'boolean' });
     if (flag(p, 'help')) {
       io.stdout.write(USAGE + '\n');
       return EXIT_OK;
@@ -60,7 +63,10 @@ export const explain: Command = {
     const text = p.positionals.length === 0 || (p.positionals.length === 1 && p.positionals[0] === '-') ? await readAll(io) : p.positionals.join(' ');
     if (!text.trim()) throw new UsageError('explain needs TEXT (or text on stdin)');
 
-    const { catalog, problems } = await loadCatalog(stringsOption(p, 'records'), flag(p, 'no-bundled'));
+    // (through the index cache as scan: the explanation reads records' prose, so a full entry)
+    const cache = flag(p, 'no-cache') ? undefined : { dir: indexCacheDir(io.env), minBytes: cacheMinBytes(io.env), full: true };
+    const loaded = await loadCatalog(stringsOption(p, 'records'), flag(p, 'no-bundled'), undefined, cache ? { cache } : {});
+    const { catalog, problems } = loaded;
     for (const pr of problems) if (pr.severity === 'error') io.stderr.write(formatProblem(pr) + '\n');
 
     const found: { record: ErrorRecord; match?: RecordMatch['match']; confidence?: RecordMatch['confidence']; block?: string }[] = [];
@@ -91,14 +97,20 @@ export const explain: Command = {
       }
     }
     const out = new Output(io.stdout);
+    // the output first; then the cache file for the next run (or the prefilter this one added)
+    const done = async (): Promise<number> => {
+      await out.flush();
+      const cacheError = loaded.saveCache?.();
+      if (cacheError) io.stderr.write(`error-explainer: index cache not written: ${cacheError}\n`);
+      return EXIT_OK;
+    };
     const terminal = format === 'text';
     const style = { color: useColor(colorMode, io.stdout as { isTTY?: boolean }, io.env), width: terminalWidth(io.stdout as { isTTY?: boolean; columns?: number }, io.env) };
     if (found.length === 0) {
       const hits = catalog.search(text, limit).filter((h) => h.kind !== 'fuzzy' || h.score >= MIN_FUZZY_SCORE);
       if (!hits.length) {
         out.write('No record matches this text.\n');
-        await out.flush();
-        return EXIT_OK;
+        return done();
       }
       out.write(`No record pattern matches this text; closest record${hits.length === 1 ? '' : 's'} by ${hits[0]!.kind === 'fuzzy' ? 'words' : hits[0]!.kind}:\n\n`);
       for (const h of hits) found.push({ record: h.record });
@@ -119,7 +131,6 @@ export const explain: Command = {
       if (f.block) write(`${paint(style, stripControls(f.block), 'bold')}:\n\n`);
       write(markdownToTerminal(md, style));
     });
-    await out.flush();
-    return EXIT_OK;
+    return done();
   },
 };

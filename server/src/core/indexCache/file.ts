@@ -77,6 +77,9 @@ export interface CachedLoad {
   /** What a scan reads of a matched record (core/scanColumns), restored from the cache: then the
    * scan scores and counts matches without reading records. */
   scanColumns?: ScanColumns;
+  /** Restored from the cache: which prefilters its engine snapshot held (refreshEngine adds one a
+   * later run built). */
+  stored?: { bytes: boolean; strings: boolean };
 }
 
 /** One record file as the key names it. */
@@ -277,16 +280,9 @@ interface Header {
 /** Why a cache file was not used (for --verbose style messages and tests); undefined: used. */
 export type CacheMiss = 'absent' | 'unreadable' | 'magic' | 'header' | 'format' | 'key' | 'truncated' | 'checksum' | 'content' | 'lite-only';
 
-/** The cached load of `key` from `dir`, or why there is none. Never throws. `full`: the caller
- * reads records' prose (text, sarif): the records file is read and verified now; otherwise the
- * first read of a heavy field does it (and throws a clear error when it fails). */
-export function readCache(dir: string, key: string, opts: { full?: boolean } = {}): { load: CachedLoad } | { miss: CacheMiss } {
-  let buf: Buffer;
-  try {
-    buf = readFileSync(fileOf(dir, key));
-  } catch (e) {
-    return { miss: (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'absent' : 'unreadable' };
-  }
+/** A cache file's header and sections (each verified against its sha256), or why it is not
+ * usable. */
+function parseFile(buf: Buffer, key: string): { header: Header; sections: Map<string, Buffer> } | { miss: CacheMiss } {
   if (buf.length < MAGIC.length + 4 || !buf.subarray(0, MAGIC.length).equals(MAGIC)) return { miss: 'magic' };
   const headerLength = buf.readUInt32LE(MAGIC.length);
   let at = MAGIC.length + 4;
@@ -310,6 +306,22 @@ export function readCache(dir: string, key: string, opts: { full?: boolean } = {
     at += s.length;
   }
   if (at !== buf.length) return { miss: 'truncated' };
+  return { header, sections };
+}
+
+/** The cached load of `key` from `dir`, or why there is none. Never throws. `full`: the caller
+ * reads records' prose (text, sarif): the records file is read and verified now; otherwise the
+ * first read of a heavy field does it (and throws a clear error when it fails). */
+export function readCache(dir: string, key: string, opts: { full?: boolean } = {}): { load: CachedLoad } | { miss: CacheMiss } {
+  let buf: Buffer;
+  try {
+    buf = readFileSync(fileOf(dir, key));
+  } catch (e) {
+    return { miss: (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'absent' : 'unreadable' };
+  }
+  const file = parseFile(buf, key);
+  if ('miss' in file) return file;
+  const { header, sections } = file;
   let blob: RecordsBlob | undefined;
   const recordsFile = recordsFileOf(dir, key);
   if (!header.records) {
@@ -393,6 +405,7 @@ function decode(sections: Map<string, Buffer>, blob: RecordsBlob | undefined): C
   const liteAt = v8.deserialize(need('liteOffsets')) as Float64Array;
   const offsets = v8.deserialize(need('recordOffsets')) as Float64Array;
   const snapshot = v8.deserialize(need('engine')) as EngineSnapshot;
+  const stored = { bytes: snapshot.bytes !== undefined, strings: snapshot.strings !== undefined };
   const cols = JSON.parse(need('entries').toString('utf8')) as EntryColumns;
   if (!(liteAt instanceof Float64Array) || !(offsets instanceof Float64Array) || liteAt.length !== n + 1 || offsets.length !== n + 1 || liteAt[n] !== liteText.length) throw new Error('record count');
   if (!Array.isArray(cols) || cols.length !== 4 || cols.some((c) => !Array.isArray(c) || c.length !== n)) throw new Error('entry count');
@@ -405,7 +418,7 @@ function decode(sections: Map<string, Buffer>, blob: RecordsBlob | undefined): C
   const scan = v8.deserialize(need('scan')) as ScanExtra;
   const scanColumns = { id: ids, pattern: patterns, errorCode: codes, errorClass: scan?.errorClass, specificity: scan?.specificity, flags: scan?.flags };
   if (!validColumns(scanColumns, n)) throw new Error('scan columns');
-  return { catalog: new Catalog(records, engine), problems: meta.problems, sources: meta.sources, scanColumns };
+  return { catalog: new Catalog(records, engine), problems: meta.problems, sources: meta.sources, scanColumns, stored };
 }
 
 interface Store {
@@ -564,6 +577,37 @@ export function writeCache(dir: string, key: string, load: CachedLoad, entries?:
   for (;;) {
     const r = steps.next();
     if (r.done) return r.value;
+  }
+}
+
+/**
+ * After a run restored from the cache file of `key` built a prefilter its engine snapshot lacked
+ * (`stored`: what it held; a scan builds the byte index, explain and the per-line path the string
+ * prefilter), writes the file again with the engine's snapshot now (the other sections as they
+ * are, verified first), so the next run of either kind restores both. Nothing to add: nothing
+ * written. Errors are returned, never thrown.
+ */
+export function refreshEngine(dir: string, key: string, engine: MatchEngine, stored: { bytes: boolean; strings: boolean }): string | undefined {
+  const snapshot = engine.snapshot();
+  if (!(snapshot.bytes && !stored.bytes) && !(snapshot.strings && !stored.strings)) return undefined;
+  try {
+    const file = parseFile(readFileSync(fileOf(dir, key)), key);
+    if ('miss' in file) return `the cache file changed (${file.miss})`;
+    const engineData = v8.serialize(snapshot);
+    const sections = file.header.sections.map((sec) => ({ ...sec, data: sec.name === 'engine' ? engineData : file.sections.get(sec.name)! }));
+    const header = Buffer.from(
+      JSON.stringify({
+        ...file.header,
+        sections: sections.map(({ name, data, sha256 }) => ({ name, length: data.length, sha256: name === 'engine' ? createHash('sha256').update(data).digest('hex') : sha256 })),
+      } satisfies Header),
+      'utf8',
+    );
+    const len = Buffer.alloc(4);
+    len.writeUInt32LE(header.length);
+    writeAtomically(fileOf(dir, key), [MAGIC, len, header, ...sections.map((sec) => sec.data)]);
+    return undefined;
+  } catch (e) {
+    return (e as Error).message;
   }
 }
 

@@ -9,9 +9,9 @@ import type { FileDigest } from '../load';
 import { Catalog, engineEntry } from '../catalog';
 import { type EngineEntry, MatchEngine } from '../engine';
 import type { ErrorRecord } from '../record';
-import { type CacheMiss, type CacheSource, type CachedLoad, DEFAULT_MIN_BYTES, cacheKey, keyFromDigests, readCache, writeCache, writeCacheAsync } from './file';
+import { type CacheMiss, type CacheSource, type CachedLoad, DEFAULT_MIN_BYTES, cacheKey, keyFromDigests, readCache, refreshEngine, writeCache, writeCacheAsync } from './file';
 
-export { type CacheMiss, type CacheSource, type CachedLoad, DEFAULT_MIN_BYTES, cacheKey, indexCacheDir, keyFromDigests, readCache, writeCache, writeCacheAsync } from './file';
+export { type CacheMiss, type CacheSource, type CachedLoad, DEFAULT_MIN_BYTES, cacheKey, indexCacheDir, keyFromDigests, readCache, refreshEngine, writeCache, writeCacheAsync } from './file';
 
 /** Record sets smaller than this are not cached ($ERROR_EXPLAINER_INDEX_CACHE_MIN_BYTES, for tests). */
 export function cacheMinBytes(env: Record<string, string | undefined>): number {
@@ -46,6 +46,10 @@ export interface CacheOutcome {
   save?: () => string | undefined;
   /** The same save in time slices (a server answers requests meanwhile). */
   saveAsync?: (sliceMs?: number) => Promise<string | undefined>;
+  /** With a hit: writes the file's engine again when this run built a prefilter it lacked (see
+   * file.ts refreshEngine: an entry a scan wrote has no string prefilter, one `explain` wrote no
+   * byte index); nothing to add, nothing written. Returns an error message, never throws. */
+  refresh?: () => string | undefined;
 }
 
 export interface ThroughCacheOptions {
@@ -88,7 +92,10 @@ export async function loadThroughCache(
   }
   k.rememberHashes();
   const got = readCache(dir, k.key, { full: cache.full === true });
-  if ('load' in got) return { load: got.load, cache: 'hit' };
+  if ('load' in got) {
+    const { load } = got;
+    return { load, cache: 'hit', refresh: () => (load.stored ? refreshEngine(dir, k.key, load.catalog.engine, load.stored) : undefined) };
+  }
   const loaded = await loadUncached(undefined);
   if (!loaded.files) return { load: loaded.load, cache: 'off' };
   return withSave(loaded.load, got.miss, () => k.key, dir, cache.full === true, opts);
