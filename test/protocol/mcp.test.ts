@@ -167,6 +167,41 @@ describe('MCP server (error-explainer mcp over stdio, SDK client)', function () 
     assert.equal(stderr(), '');
   });
 
+  it('the index cache, as scan and explain use it: the first start writes it once it can answer, the next answers the same from it; --no-cache writes none', async () => {
+    const recs = path.join(REPO, 'test/fixtures/real/typescript-records.json');
+    const idx = path.join(tmp, 'index-cache');
+    const env = { ERROR_EXPLAINER_INDEX_CACHE: idx, ERROR_EXPLAINER_INDEX_CACHE_MIN_BYTES: '0' };
+    const line = "src/app.ts(12,5): error TS2304: Cannot find name 'fooBar'.";
+    const entries = () => (fs.existsSync(idx) ? fs.readdirSync(idx).filter((f) => f.endsWith('.eeidx')) : []);
+    const explainWith = async (extra: string[], before?: () => Promise<void>): Promise<string> => {
+      const c = await connect(['--no-bundled', '--records', recs, ...extra], tmp, env);
+      try {
+        const r = text(await c.client.callTool({ name: 'explain_text', arguments: { text: line } }));
+        await before?.();
+        assert.equal(c.stderr(), '');
+        return r;
+      } finally {
+        await c.client.close();
+      }
+    };
+    const none = await explainWith(['--no-cache']);
+    assert.match(none, /TS2304/);
+    assert.deepEqual(entries(), [], '--no-cache writes none');
+    // (the write comes after the records are served: polled for, with a timeout)
+    const written = async (): Promise<void> => {
+      const t0 = Date.now();
+      while (entries().length === 0) {
+        assert.ok(Date.now() - t0 < 30_000, 'the index cache file was written');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    assert.equal(await explainWith([], written), none);
+    const file = path.join(idx, entries()[0]!);
+    const bytes = fs.readFileSync(file);
+    assert.equal(await explainWith([]), none, 'answered from the cache');
+    assert.deepEqual(fs.readFileSync(file), bytes, 'a hit that adds nothing writes nothing');
+  });
+
   describe('the ErrLookup dataset (--dataset)', () => {
     let server: FixtureServer;
     before(async () => {

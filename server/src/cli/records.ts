@@ -47,6 +47,8 @@ export interface LoadedCatalog {
    * prefilter this run built that it lacked (after the scan or explanation; returns an error
    * message). */
   saveCache?: () => string | undefined;
+  /** With a cache miss: saveCache in time slices (a server answers meanwhile). */
+  saveCacheAsync?: () => Promise<string | undefined>;
   /** With a cache hit: what a scan reads of a matched record (core/scanColumns). */
   scanColumns?: ScanColumns;
 }
@@ -70,7 +72,8 @@ export async function loadCatalog(recordPaths: string[], noBundled: boolean, dat
       return { load: loaded.catalog, files: loaded.sets.length === keySources.length ? loaded.sets.map((s) => s.result.files) : undefined };
     });
     const saveCache = got.save ?? got.refresh;
-    return { ...got.load, cache: got.cache, ...(saveCache ? { saveCache } : {}) };
+    const saveAsync = got.saveAsync;
+    return { ...got.load, cache: got.cache, ...(saveCache ? { saveCache } : {}), ...(saveAsync ? { saveCacheAsync: () => saveAsync() } : {}) };
   }
   return (await loadCatalogUncached(recordPaths, noBundled, datasetRecords, opts)).catalog;
 }

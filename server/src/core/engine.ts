@@ -282,6 +282,12 @@ export class MatchEngine {
     }
   }
 
+  /** Build the string prefilter now (matchLine builds it on first use): a server that matches
+   * lines plans it before its first request, or has it from the index cache. */
+  prepareLines(): void {
+    this.stringIndex();
+  }
+
   private stringIndex(): StringIndex {
     if (!this.strings) for (const _ of this.stringSteps());
     return this.strings!;

@@ -10,8 +10,9 @@ import { type Command, EXIT_OK, type Io } from '../command';
 import { visibleStream } from '../output';
 import { checkReadable, formatProblem, loadCatalog } from '../records';
 import { VERSION } from '../version';
+import { cacheMinBytes, indexCacheDir } from '../../core/indexCache';
 
-const USAGE = `error-explainer mcp [--records PATH]... [--no-bundled] [--dataset [--cache DIR] [--repos LIST]]
+const USAGE = `error-explainer mcp [--records PATH]... [--no-bundled] [--dataset [--cache DIR] [--repos LIST]] [--no-cache]
 
 Serves Error Explainer's tools to coding agents over the Model Context Protocol (stdio):
 search_error, get_error, explain_text, scan_log, list_repos, refresh_dataset. Add it to your agent
@@ -24,6 +25,8 @@ as the command \`error-explainer mcp\` (see README: Claude Code, Codex, VS Code,
   --cache DIR      dataset cache folder (default as for \`dataset\`)
   --repos LIST     dataset repositories to use: owner/name, owner/*, * (default: the selection
                    saved by \`dataset sync --repos\`, else all)
+  --no-cache       neither read nor write the index cache (without a dataset, record sets of
+                   2 MB and more start from it as \`scan\` and \`explain\` do)
 
 Relative paths given to scan_log are resolved against the folder the server starts in.`;
 
@@ -35,7 +38,7 @@ export const mcp: Command = {
   summary: 'serve the tools to coding agents over MCP (stdio)',
   usage: USAGE,
   async run(args: string[], io: Io): Promise<number> {
-    const p = parseArgs(args, { records: 'strings', 'no-bundled': 'boolean', dataset: 'boolean', cache: 'string', repos: 'string' });
+    const p = parseArgs(args, { records: 'strings', 'no-bundled': 'boolean', dataset: 'boolean', cache: 'string', repos: 'string', 'no-cache': 'boolean' });
     if (flag(p, 'help')) {
       io.stdout.write(USAGE + '\n');
       return EXIT_OK;
@@ -54,11 +57,21 @@ export const mcp: Command = {
     const load = async (): Promise<void> => {
       const ds = useDataset ? await loadDatasetRecords(cacheDir, { full: true, ...(repos ? { repos } : {}) }) : undefined;
       if (ds?.length === 0) io.stderr.write('error-explainer: no dataset cached (run `error-explainer dataset sync`)\n');
-      const loaded = await loadCatalog(recordPaths, noBundled, ds, { datasetPath: cacheDir });
+      // (through the index cache as scan and explain, unless a dataset is in the set: the tools
+      // render records' prose, so a full entry)
+      const indexCache = flag(p, 'no-cache') ? undefined : { dir: indexCacheDir(io.env), minBytes: cacheMinBytes(io.env), full: true };
+      const loaded = await loadCatalog(recordPaths, noBundled, ds, { datasetPath: cacheDir, ...(indexCache ? { cache: indexCache } : {}) });
       for (const pr of loaded.problems) if (pr.severity === 'error') io.stderr.write(formatProblem(pr) + '\n');
       catalog = loaded.catalog;
-      void catalog.engine; // build the index now, not in the first call
+      catalog.engine.prepareLines(); // the tools match lines: the index now, not in the first call
       sources = loaded.sources;
+      // the cache for the next start, once this one can answer: a miss writes it in time slices; a
+      // hit adds the string prefilter when its entry (a scan's) lacked it
+      setImmediate(() => {
+        void (loaded.saveCacheAsync?.() ?? Promise.resolve(loaded.saveCache?.())).then((error) => {
+          if (error) io.stderr.write(`error-explainer: index cache not written: ${error}\n`);
+        });
+      });
     };
     // The transport answers `initialize` at once; tools wait for the records.
     let loading = load();
