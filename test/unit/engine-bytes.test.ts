@@ -712,6 +712,10 @@ describe('engine: snapshot and restore (the index cache stores the snapshot)', (
     const bad = v8.deserialize(v8.serialize(served.snapshot())) as ReturnType<MatchEngine['snapshot']>;
     bad.strings!.tiers[0]!.tier.ent = bad.strings!.tiers[0]!.tier.ent.subarray(2);
     assert.throws(() => MatchEngine.restore(entries, bad), /do not fit/);
+    const other = v8.deserialize(v8.serialize(served.snapshot())) as ReturnType<MatchEngine['snapshot']>;
+    other.strings!.size++;
+    other.strings!.keys.push('');
+    assert.throws(() => MatchEngine.restore(entries, other), /of other patterns/);
   });
 
   it('an engine whose byte index was never built (the language server) snapshots without one; restored, it builds it on first use and scans the same', () => {

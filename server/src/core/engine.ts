@@ -503,7 +503,10 @@ export class MatchEngine {
       }
       e.bytesIndex = index;
     }
-    if (s.strings) e.strings = StringIndex.restore(s.strings);
+    if (s.strings) {
+      if (s.strings.size !== e.slotCount) throw new Error('index snapshot: the string prefilter is of other patterns');
+      e.strings = StringIndex.restore(s.strings);
+    }
     return e;
   }
 
