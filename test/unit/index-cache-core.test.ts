@@ -6,7 +6,9 @@ import * as assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Catalog } from '../../server/src/core/catalog';
-import { type CacheSource, loadThroughCache, readCache, refreshEngine, writeCache } from '../../server/src/core/indexCache';
+import { type CacheSource, loadThroughCache, readCache, readCacheAsync, refreshEngine, writeCache } from '../../server/src/core/indexCache';
+import { readHashed } from '../../server/src/core/indexCache/file';
+import { createHash } from 'node:crypto';
 import { type FileDigest, type LoadResult, loadRecordsFromPath, mergeRecordSets } from '../../server/src/core/load';
 import type { RecordOrigin } from '../../server/src/core/record';
 import { REPO, tempDir } from '../shared/paths';
@@ -156,5 +158,90 @@ describe('index cache (core flow)', function () {
     const again = await loadThroughCache(sources, true, { dir, minBytes: 0 }, uncached(sources, { lineUp: false }));
     assert.equal(again.cache, 'off');
     assert.equal(again.save, undefined);
+  });
+});
+
+describe('index cache: reading and hashing at once (readHashed, readCacheAsync)', function () {
+  this.timeout(60_000);
+  let tmp: string;
+  beforeEach(() => (tmp = tempDir('index-hashed')));
+  afterEach(() => rmSync(tmp, { recursive: true, force: true }));
+  const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+  it('the digests of the ranges asked for are those of the bytes, for chunks smaller and larger than the ranges, empty ranges and ranges past the end', async () => {
+    let seed = 7;
+    const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    for (const size of [0, 1, 5, 64, 1000, 4096 + 3]) {
+      const bytes = Buffer.alloc(size);
+      for (let i = 0; i < size; i++) bytes[i] = Math.floor(rnd() * 256);
+      const file = path.join(tmp, `f${size}`);
+      writeFileSync(file, bytes);
+      // contiguous ranges as a cache file's sections are, with an empty one, then one past the end
+      const cuts = [...new Set([0, ...Array.from({ length: 5 }, () => Math.floor(rnd() * (size + 1))), size])].sort((a, b) => a - b);
+      const ranges: [number, number][] = cuts.slice(1).map((c, i) => [cuts[i]!, c]);
+      ranges.push([size, size], [size, size + 10]);
+      for (const chunk of [1, 3, 64, 1 << 20]) {
+        let head = -1;
+        const got = await readHashed(file, (h, n) => ((head = h.length), assert.equal(n, size), ranges), chunk);
+        assert.deepEqual(got.buf, bytes, `size ${size}, chunk ${chunk}`);
+        assert.ok(size === 0 || head === Math.min(chunk, size), 'the ranges are asked for from the first chunk');
+        // (an empty file is not read at all: no ranges asked, no digests; readers work them out)
+        if (size === 0) assert.equal(got.digests.size, 0);
+        else
+          for (const [s, e] of ranges) {
+            if (e > size) assert.equal(got.digests.get(`${s}:${e}`), undefined, 'no digest for bytes that are not there');
+            else assert.equal(got.digests.get(`${s}:${e}`), sha(bytes.subarray(s, e)), `[${s}, ${e}) size ${size}, chunk ${chunk}`);
+          }
+      }
+    }
+    await assert.rejects(readHashed(path.join(tmp, 'none'), () => []), /ENOENT/);
+  });
+
+  it('readCacheAsync answers as readCache: a good entry, and each byte of the header and of every section flipped, truncated, lite-only', async () => {
+    const folder = path.join(tmp, 'records');
+    mkdirSync(folder);
+    copyFileSync(TS_RECORDS, path.join(folder, 'ts.json'));
+    const dir = path.join(tmp, 'cache');
+    const sources: CacheSource[] = [{ origin: 'user', path: folder }];
+    const loadIt = async (digests: Map<string, FileDigest> | undefined) => {
+      const sets: { origin: RecordOrigin; result: LoadResult }[] = [{ origin: 'user', result: await loadRecordsFromPath(folder, digests ? { digests } : {}) }];
+      const merged = mergeRecordSets(sets);
+      return { load: { catalog: new Catalog(merged.records), problems: merged.problems, sources: [{ origin: 'user' as const, path: folder, records: merged.records.length }] }, files: sets.map((s) => s.result.files) };
+    };
+    const first = await loadThroughCache(sources, true, { dir, minBytes: 0, full: true }, loadIt);
+    assert.equal(first.save!(), undefined);
+    const key = readdirSync(dir).find((f) => f.endsWith('.eeidx'))!.replace(/\.eeidx$/, '');
+    const file = path.join(dir, `${key}.eeidx`);
+    const good = readFileSync(file);
+    const same = async (what: string) => {
+      for (const full of [false, true]) {
+        const a = readCache(dir, key, { full });
+        const b = await readCacheAsync(dir, key, { full });
+        if ('miss' in a) assert.deepEqual(b, a, `${what} (full ${full})`);
+        else {
+          assert.ok('load' in b, `${what}: a load both ways (full ${full})`);
+          assert.deepEqual(JSON.parse(JSON.stringify(b.load.catalog.records)), JSON.parse(JSON.stringify(a.load.catalog.records)));
+          assert.deepEqual(b.load.stored, a.load.stored);
+        }
+      }
+    };
+    await same('the good entry');
+    // a byte of every 4 KiB and the header's first 300 bytes, flipped
+    const positions = [...Array.from({ length: 300 }, (_, i) => i), ...Array.from({ length: Math.floor(good.length / 4096) }, (_, i) => i * 4096 + 11)].filter((p) => p < good.length);
+    let misses = 0;
+    for (const p of positions) {
+      const bad = Buffer.from(good);
+      bad[p] = bad[p]! ^ 0x20;
+      writeFileSync(file, bad);
+      const a = readCache(dir, key);
+      if ('miss' in a) misses++;
+      await same(`byte ${p} flipped`);
+    }
+    assert.equal(misses, positions.length, 'every flip is a miss');
+    writeFileSync(file, good.subarray(0, good.length - 100));
+    await same('truncated');
+    writeFileSync(file, good);
+    rmSync(path.join(dir, `${key}.eerec`));
+    await same('its records file gone');
   });
 });

@@ -9,9 +9,9 @@ import type { FileDigest } from '../load';
 import { Catalog, engineEntry } from '../catalog';
 import { type EngineEntry, MatchEngine } from '../engine';
 import type { ErrorRecord } from '../record';
-import { type CacheMiss, type CacheSource, type CachedLoad, DEFAULT_MIN_BYTES, cacheKey, keyFromDigests, readCache, refreshEngine, writeCache, writeCacheAsync } from './file';
+import { type CacheMiss, type CacheSource, type CachedLoad, DEFAULT_MIN_BYTES, cacheKey, keyFromDigests, readCacheAsync, refreshEngine, writeCache, writeCacheAsync } from './file';
 
-export { type CacheMiss, type CacheSource, type CachedLoad, DEFAULT_MIN_BYTES, cacheKey, indexCacheDir, keyFromDigests, readCache, refreshEngine, writeCache, writeCacheAsync } from './file';
+export { type CacheMiss, type CacheSource, type CachedLoad, DEFAULT_MIN_BYTES, cacheKey, indexCacheDir, keyFromDigests, readCache, readCacheAsync, refreshEngine, writeCache, writeCacheAsync } from './file';
 
 /** Record sets smaller than this are not cached ($ERROR_EXPLAINER_INDEX_CACHE_MIN_BYTES, for tests). */
 export function cacheMinBytes(env: Record<string, string | undefined>): number {
@@ -91,7 +91,7 @@ export async function loadThroughCache(
     }, dir, cache.full === true, opts);
   }
   k.rememberHashes();
-  const got = readCache(dir, k.key, { full: cache.full === true });
+  const got = await readCacheAsync(dir, k.key, { full: cache.full === true });
   if ('load' in got) {
     const { load } = got;
     return { load, cache: 'hit', refresh: () => (load.stored ? refreshEngine(dir, k.key, load.catalog.engine, load.stored) : undefined) };
