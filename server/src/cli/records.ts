@@ -72,8 +72,7 @@ export async function loadCatalog(recordPaths: string[], noBundled: boolean, dat
       return { load: loaded.catalog, files: loaded.sets.length === keySources.length ? loaded.sets.map((s) => s.result.files) : undefined };
     });
     const saveCache = got.save ?? got.refresh;
-    const saveAsync = got.saveAsync;
-    return { ...got.load, cache: got.cache, ...(saveCache ? { saveCache } : {}), ...(saveAsync ? { saveCacheAsync: () => saveAsync() } : {}) };
+    return { ...got.load, cache: got.cache, ...(saveCache ? { saveCache } : {}), ...(got.saveAsync ? { saveCacheAsync: got.saveAsync } : {}) };
   }
   return (await loadCatalogUncached(recordPaths, noBundled, datasetRecords, opts)).catalog;
 }

@@ -13,7 +13,7 @@
 // The file scan has its own byte-level keys (engine/bytes.ts) and never builds this index.
 
 import { stringBitPrefix } from './rarity';
-import { GramCounts, TIERS, Tier, type TierSnapshot, planTiers } from './prefilter';
+import { GramCounts, TIERS, Tier, type StringTierSnapshot, planTiers } from './prefilter';
 
 export interface KeyStats {
   /** Patterns without a usable key: tried on every line. */
@@ -232,7 +232,7 @@ export class StringIndex {
 export interface StringIndexSnapshot {
   size: number;
   keys: string[];
-  tiers: { tier: TierSnapshot; partner: TierSnapshot | null }[];
+  tiers: { tier: StringTierSnapshot; partner: StringTierSnapshot | null }[];
   unkeyed: number[];
   direct: number[];
   stats: KeyStats;

@@ -378,12 +378,12 @@ export class Tier {
   }
 
   /** The built table as plain numbers and arrays (the index cache stores it; see restore). */
-  snapshot(): TierSnapshot {
+  snapshot(): StringTierSnapshot {
     return { m: this.m, q: this.q, anchored: this.anchored, odd: this.odd, bits: this.bits, bitShift: this.bitShift, starts: this.starts, bucketShift: this.bucketShift, ent: this.ent };
   }
 
   /** The built tier of snapshot() (its partner is set by the index that holds both). */
-  static restore(s: TierSnapshot): Tier {
+  static restore(s: StringTierSnapshot): Tier {
     const t = new Tier(s.m, s.q, s.anchored);
     const buckets = 2 ** (32 - s.bucketShift);
     if (s.starts.length !== buckets + 1 || s.ent.length !== 2 * s.starts[buckets]! || s.bits.length * 8 !== 2 ** (32 - s.bitShift)) throw new Error('string tier snapshot: its arrays do not fit');
@@ -398,7 +398,7 @@ export class Tier {
 }
 
 /** A built Tier (Tier.snapshot). */
-export interface TierSnapshot {
+export interface StringTierSnapshot {
   m: number;
   q: number;
   anchored: boolean;

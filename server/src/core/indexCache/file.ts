@@ -393,7 +393,9 @@ function sectionRanges(head: Buffer, key: string): [number, number][] {
 
 /** The cached load of `key` from `dir`, or why there is none. Never throws. `full`: the caller
  * reads records' prose (text, sarif): the records file is read and verified now; otherwise the
- * first read of a heavy field does it (and throws a clear error when it fails). */
+ * first read of a heavy field does it (and throws a clear error when it fails). The file read
+ * whole, then hashed: the reference readCacheAsync (what loads restore through) is tested
+ * against; both share every check. */
 export function readCache(dir: string, key: string, opts: { full?: boolean } = {}): { load: CachedLoad } | { miss: CacheMiss } {
   let buf: Buffer;
   try {
