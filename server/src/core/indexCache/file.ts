@@ -727,16 +727,11 @@ export function refreshEngine(dir: string, key: string, engine: MatchEngine, sto
     if ('miss' in file) return `the cache file changed (${file.miss})`;
     const engineData = v8.serialize(snapshot);
     const sections = file.header.sections.map((sec) => ({ ...sec, data: sec.name === 'engine' ? engineData : file.sections.get(sec.name)! }));
-    const header = Buffer.from(
-      JSON.stringify({
-        ...file.header,
-        sections: sections.map(({ name, data, sha256 }) => ({ name, length: data.length, sha256: name === 'engine' ? createHash('sha256').update(data).digest('hex') : sha256 })),
-      } satisfies Header),
-      'utf8',
+    writeEntry(
+      fileOf(dir, key),
+      { ...file.header, sections: sections.map(({ name, data, sha256 }) => ({ name, length: data.length, sha256: name === 'engine' ? createHash('sha256').update(data).digest('hex') : sha256 })) },
+      sections.map((sec) => sec.data),
     );
-    const len = Buffer.alloc(4);
-    len.writeUInt32LE(header.length);
-    writeAtomically(fileOf(dir, key), [MAGIC, len, header, ...sections.map((sec) => sec.data)]);
     return undefined;
   } catch (e) {
     return (e as Error).message;
@@ -848,18 +843,11 @@ function* writeSteps(dir: string, key: string, load: CachedLoad, entries: readon
       }
       shas.push(h.digest('hex'));
     }
-    const header = Buffer.from(
-      JSON.stringify({
-        format: FORMAT,
-        key,
-        sections: sections.map(([name, data], i) => ({ name, length: data.length, sha256: shas[i]! })),
-        records: recordsInfo,
-      } satisfies Header),
-      'utf8',
+    writeEntry(
+      fileOf(dir, key),
+      { format: FORMAT, key, sections: sections.map(([name, data], i) => ({ name, length: data.length, sha256: shas[i]! })), records: recordsInfo },
+      sections.map(([, d]) => d),
     );
-    const len = Buffer.alloc(4);
-    len.writeUInt32LE(header.length);
-    writeAtomically(fileOf(dir, key), [MAGIC, len, header, ...sections.map(([, d]) => d)]);
     evict(dir);
     return undefined;
   } catch (e) {
@@ -876,6 +864,15 @@ function* writeSteps(dir: string, key: string, load: CachedLoad, entries: readon
 
 /** Bytes of a section hashed between two pauses of the writer. */
 const HASH_PIECE = 8 << 20;
+
+/** A cache file as the reader reads it (headerOf): the magic, the header's length (u32) and JSON,
+ * then the sections' bytes in the header's order; written atomically. */
+function writeEntry(target: string, header: Header, sections: Buffer[]): void {
+  const json = Buffer.from(JSON.stringify(header), 'utf8');
+  const len = Buffer.alloc(4);
+  len.writeUInt32LE(json.length);
+  writeAtomically(target, [MAGIC, len, json, ...sections]);
+}
 
 function writeAtomically(target: string, parts: Buffer[]): void {
   const tmp = `${target}.${process.pid}.tmp`;
