@@ -20,6 +20,7 @@
 
 import { MIN_LITERAL_CHARS, MAX_PATTERN_LENGTH, parseSimplePattern, patternInfo, patternProblem } from './pattern';
 import { lineViews, needsViews, type LineView } from './text';
+import { runInSlices } from './slices';
 import { ChainMatcher, RegexMatcher, hasTerminator, terminators, type RawMatch } from './engine/matchers';
 import { type KeyStats, StringIndex, type StringIndexSnapshot } from './engine/keys';
 import { ByteIndex, type ByteIndexSnapshot, buildByteIndexOf, type SpawnThread } from './engine/bytes';
@@ -271,15 +272,8 @@ export class MatchEngine {
       yield* e.classifySteps();
       yield* e.stringSteps();
     })();
-    for (;;) {
-      const t0 = performance.now();
-      let done = false;
-      while (!(done = steps.next().done === true) && performance.now() - t0 < sliceMs);
-      opts.onSlice?.(performance.now() - t0);
-      if (done) return e;
-      await new Promise<void>((r) => setImmediate(r));
-      if (opts.cancelled?.()) return undefined;
-    }
+    const done = await runInSlices(steps, sliceMs, { stop: opts.cancelled, onSlice: opts.onSlice });
+    return done ? e : undefined;
   }
 
   /** Build the string prefilter now (matchLine builds it on first use): a server that matches

@@ -40,6 +40,7 @@ import type { FileDigest } from '../load';
 import type { ErrorRecord, RecordOrigin, RecordProblem } from '../record';
 import { listRecordFiles } from '../load/walk';
 import { cacheHome } from '../dataset';
+import { runInSlices } from '../slices';
 import { type ScanColumns, type ScanExtra, emptyExtra, setExtra, validColumns } from '../scanColumns';
 
 const MAGIC = Buffer.from('EEIDX\x01\n', 'latin1');
@@ -740,16 +741,7 @@ export function refreshEngine(dir: string, key: string, engine: MatchEngine, sto
 
 /** writeCache in time slices of about `sliceMs`, with an event-loop turn between them. */
 export async function writeCacheAsync(dir: string, key: string, load: CachedLoad, entries?: readonly EngineEntry[], sliceMs = 10, opts: WriteOptions = {}): Promise<string | undefined> {
-  const steps = writeSteps(dir, key, load, entries, opts.prose !== false);
-  let start = performance.now();
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return r.value;
-    if (performance.now() - start >= sliceMs) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      start = performance.now();
-    }
-  }
+  return (await runInSlices(writeSteps(dir, key, load, entries, opts.prose !== false), sliceMs))!.value;
 }
 
 /** Records encoded between two pauses of the writer. */

@@ -20,6 +20,7 @@ import type { DocumentStore } from './documents';
 import { loadRecordFiles } from './recordFiles';
 import { affectsSources, type IndexCacheConfig, type LoadedRecords, loadSources, type SourceSpec, sourceSpecs, WORKSPACE_RECORDS_DIR } from './recordSources';
 import type { Workspace } from './workspace';
+import { runInSlices } from '../../core/slices';
 
 /** What the records need of the server around them. */
 export interface RecordsHost {
@@ -200,14 +201,10 @@ export class RecordsState {
    * file's hover or a code action that comes first finishes the build itself); stops when the
    * records are replaced. */
   private prepareIndex(loaded: LoadedRecords): void {
-    const steps = loaded.index.buildSteps();
-    const slice = (): void => {
-      if (this.current !== loaded) return;
-      const t0 = performance.now();
-      while (performance.now() - t0 < 10) if (steps.next().done) return;
-      setImmediate(slice);
-    };
-    setImmediate(slice);
+    const stop = (): boolean => this.current !== loaded;
+    setImmediate(() => {
+      if (!stop()) void runInSlices(loaded.index.buildSteps(), 10, { stop });
+    });
   }
 
   /** Writes the index cache file of a load (after it is served, in slices, behind earlier writes);
