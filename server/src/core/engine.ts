@@ -23,7 +23,7 @@ import { lineViews, needsViews, type LineView } from './text';
 import { runInSlices } from './slices';
 import { ChainMatcher, RegexMatcher, hasTerminator, terminators, type RawMatch } from './engine/matchers';
 import { type KeyStats, StringIndex, type StringIndexSnapshot } from './engine/keys';
-import { ByteIndex, type ByteIndexSnapshot, buildByteIndexOf, type SpawnThread } from './engine/bytes';
+import { ByteIndex, type ByteIndexSnapshot, buildByteIndexOf, type SpawnThread, type StagedBlock } from './engine/bytes';
 import { ChainTable, wasmScanner } from './engine/wasmScan';
 import { type BlockHost, LineHits, type ScanStats, scanBlock, takeScanStats } from './engine/blocks';
 import { LongLine } from './engine/longLine';
@@ -532,8 +532,18 @@ export class MatchEngine {
    * Fastest when buf.byteOffset is a multiple of 4 and buf.length >= n + 32 (those 32 bytes are
    * zeroed during the scan and restored after it); otherwise the block is copied first.
    */
-  scanBytes(buf: Uint8Array, n: number, onLine: (lineIndex: number, hits: LineHits) => void): number {
-    return scanBlock(this.blockHost(), buf, n, onLine);
+  scanBytes(buf: Uint8Array, n: number, onLine: (lineIndex: number, hits: LineHits) => void, staged?: StagedBlock): number {
+    return scanBlock(this.blockHost(), buf, n, onLine, staged);
+  }
+
+  /**
+   * Hand buf[0, n) to the scan thread (useScanThread) ahead of its scanBytes, which is then given
+   * the result and the same bytes: the thread scans this block while this one walks the block
+   * before (see BlocksAhead, which keeps that order). Undefined where there is nothing to hand
+   * over (no scan thread, a small block): scanBytes scans it as usual.
+   */
+  stageBytes(buf: Uint8Array, n: number): StagedBlock | undefined {
+    return this.bytesIndex?.stage(buf, n);
   }
 
   /**

@@ -7,6 +7,9 @@
 // segments as it arrives (the file scan matches such a line to its end, see engine/longLine.ts),
 // or, without a sink, cut there (the block gets the first maxLine bytes and a '\n', the rest of
 // that line is skipped, and `truncatedLines` counts such lines).
+// With `keep` k, a block's bytes stay as they are until k more blocks have been handed out and
+// their onBlock calls have returned (k + 1 buffers take turns): a scan can walk blocks behind the
+// reader (core/lineScan.ts BlocksAhead).
 
 export const PAD = 32;
 
@@ -56,16 +59,38 @@ export class LineBlocks {
   private longCr = false;
   truncatedLines = 0;
 
+  /** With `keep`: the other buffers, the oldest block handed out first (the next one filled). */
+  private readonly spares: Uint8Array[] = [];
+
   constructor(
     private readonly maxLine = 16 * 1024 * 1024,
     initial = 1 << 20,
     private readonly long?: LongLineSink,
+    opts: { keep?: number } = {},
   ) {
     this.buf = new Uint8Array(Math.min(initial, maxLine + 1) + PAD);
+    for (let k = 0; k < (opts.keep ?? 0); k++) this.spares.push(new Uint8Array(this.buf.length));
+  }
+
+  /** Hand out buf[0, n), then keep what follows it (have - n bytes) for the next block: moved to
+   * the front, or with `keep` to the buffer of the oldest block handed out, which becomes the one
+   * filled next. */
+  private handOut(n: number, onBlock: (buf: Uint8Array, n: number) => void): void {
+    onBlock(this.buf, n);
+    const rest = this.have - n;
+    const used = this.buf;
+    let next = this.spares.shift();
+    if (next) {
+      if (next.length < used.length) next = new Uint8Array(used.length);
+      next.set(used.subarray(n, this.have), 0);
+      this.spares.push(used);
+      this.buf = next;
+    } else used.copyWithin(0, n, this.have);
+    this.have = rest;
   }
 
   /** Append chunk; onBlock(buf, n) is called for each run of whole lines buf[0, n). The buffer is
-   * reused after onBlock returns. */
+   * reused after onBlock returns (with `keep` k: after k more blocks' onBlock calls return). */
   push(chunk: Uint8Array, onBlock: (buf: Uint8Array, n: number) => void): void {
     let c = chunk;
     if (this.inLong) {
@@ -88,11 +113,8 @@ export class LineBlocks {
       c = c.subarray(take);
       // whole lines so far? (before `from` there is no line end, but a CR at from - 1 may be one now)
       const n = lastLineEnd(this.buf, Math.max(0, from - 1), this.have);
-      if (n >= 0) {
-        onBlock(this.buf, n);
-        this.buf.copyWithin(0, n, this.have);
-        this.have -= n;
-      } else if (this.have > this.maxLine) {
+      if (n >= 0) this.handOut(n, onBlock);
+      else if (this.have > this.maxLine) {
         if (this.long) {
           // one line longer than maxLine: to the sink, segment by segment, until it ends
           const keepCr = this.buf[this.have - 1] === 13; // undecided: it may start a CRLF
@@ -108,9 +130,9 @@ export class LineBlocks {
         let cut = this.maxLine;
         while (cut > 0 && (this.buf[cut]! & 0xc0) === 0x80) cut--;
         this.buf[cut] = 10;
-        onBlock(this.buf, cut + 1);
+        this.have = cut + 1;
+        this.handOut(cut + 1, onBlock);
         this.truncatedLines++;
-        this.have = 0;
         const nl = c.indexOf(10);
         if (nl < 0) {
           this.skipping = true;
@@ -162,7 +184,7 @@ export class LineBlocks {
       this.inLong = false;
       this.longCr = false;
     }
-    if (this.have > 0) onBlock(this.buf, this.have);
+    if (this.have > 0) this.handOut(this.have, onBlock);
     this.have = 0;
     this.skipping = false;
   }

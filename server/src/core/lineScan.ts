@@ -6,12 +6,19 @@
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { LineHits, type MatchEngine } from './engine';
+import { STAGED_AHEAD, type StagedBlock } from './engine/bytes';
 import type { LongLine } from './engine/longLine';
 import { LineBlocks, type LongLineSink } from './lineBlocks';
 
 /** Lines longer than this are matched as long lines (the WebAssembly scanner's largest block). */
 const LONG_LINE = 4 << 20;
 const EMPTY = Buffer.alloc(0);
+/** The reader's blocks: a 1 MiB read with the partial line before it (up to 64 KiB) is one block,
+ * not a block and a few lines after it (the engine stages blocks up to 1 MiB + 128 KiB ahead). */
+const BLOCK_BYTES = (1 << 20) + (64 << 10);
+/** A block not handed to the scan thread waits its turn behind the ones that are when it is at most
+ * this large (scanned in this thread, beside them: see BlocksAhead). */
+const HELD_UNSTAGED_MAX = 64 << 10;
 
 export const MAX_LINE = 16 * 1024 * 1024;
 
@@ -115,37 +122,93 @@ export async function forEachMatchingLine(
   let long: LongLine | undefined;
   const hits = new LineHits(undefined);
   // a line longer than a block is matched to its end in bytes (engine/longLine.ts)
-  const sink: LongLineSink = {
-    segment: (bytes) => (long ??= engine.longLine((ms, prefix) => {
+  // (after the blocks before it: the one held back is walked first)
+  const longLine = (): LongLine => {
+    ahead.flush();
+    return engine.longLine((ms, prefix) => {
       stats.lines++;
       if (ms.length) {
         hits.setJs(EMPTY, 0, 0, prefix, ms);
         onLine(stats.lines, hits);
       }
-    })).segment(bytes),
+    });
+  };
+  const sink: LongLineSink = {
+    segment: (bytes) => (long ??= longLine()).segment(bytes),
     end: () => {
-      const l = long ?? engine.longLine(() => stats.lines++);
+      const l = long ?? (ahead.flush(), engine.longLine(() => stats.lines++));
       long = undefined;
       l.end();
     },
   };
-  const blocks = new LineBlocks(LONG_LINE, 1 << 20, sink);
   const hooks = opts.blocks;
-  const onBlock = (buf: Uint8Array, n: number): void => {
+  // each block is handed to the engine's scan thread while the one before it is walked
+  const ahead = new BlocksAhead(engine, (buf, n, staged) => {
     const base = stats.lines;
     hooks?.begin(buf, n, base + 1);
-    stats.lines += engine.scanBytes(buf, n, (i, h) => onLine(base + i + 1, h));
+    stats.lines += engine.scanBytes(buf, n, (i, h) => onLine(base + i + 1, h), staged);
     hooks?.end(stats.lines);
-  };
+  });
+  const blocks = new LineBlocks(LONG_LINE, BLOCK_BYTES, sink, { keep: STAGED_AHEAD });
+  const onBlock = (buf: Uint8Array, n: number): void => ahead.push(buf, n);
   for await (const chunk of input) {
     blocks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Uint8Array), onBlock);
     if ((await afterChunk()) === false) {
+      ahead.drop();
       input.destroy();
       stats.truncatedLines = blocks.truncatedLines;
       return stats;
     }
   }
   blocks.end(onBlock);
+  ahead.flush();
   stats.truncatedLines = blocks.truncatedLines;
   return stats;
+}
+
+/**
+ * The blocks of a file scan walked behind the reader (MatchEngine.stageBytes): each block pushed is
+ * handed to the engine's scan thread, and the oldest block held back is walked once more than
+ * STAGED_AHEAD are (`walk` scans it with MatchEngine.scanBytes, given its `staged`), so the thread
+ * scans the next blocks while this thread walks (neither waits while one block is slow for one of
+ * them). A block that is not handed over waits its turn as well when it is small (a few lines
+ * between two reads: scanned in this thread when its turn comes); a large one (a line over a
+ * block's size) is walked after the ones before, at once, with the thread's help. The bytes of a
+ * pushed block must stay as they are until STAGED_AHEAD more pushes (or a flush) return:
+ * LineBlocks with `keep: STAGED_AHEAD`. Call flush() at the end, and before anything that must
+ * come after the blocks pushed so far (a long line).
+ */
+export class BlocksAhead {
+  private readonly held: { buf: Uint8Array; n: number; staged: StagedBlock | undefined }[] = [];
+
+  constructor(
+    private readonly engine: MatchEngine,
+    private readonly walk: (buf: Uint8Array, n: number, staged: StagedBlock | undefined) => void,
+  ) {}
+
+  push(buf: Uint8Array, n: number): void {
+    const staged = this.engine.stageBytes(buf, n);
+    if (!staged && n > HELD_UNSTAGED_MAX) {
+      this.flush();
+      this.walk(buf, n, undefined);
+      return;
+    }
+    this.held.push({ buf, n, staged });
+    if (this.held.length > STAGED_AHEAD) this.walkOldest();
+  }
+
+  /** Walk the blocks held back, in order. */
+  flush(): void {
+    while (this.held.length > 0) this.walkOldest();
+  }
+
+  /** The scan stops here: the blocks held back are not walked (their work areas are freed). */
+  drop(): void {
+    for (const h of this.held.splice(0)) h.staged?.release();
+  }
+
+  private walkOldest(): void {
+    const h = this.held.shift()!;
+    this.walk(h.buf, h.n, h.staged);
+  }
 }

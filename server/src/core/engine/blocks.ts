@@ -5,7 +5,7 @@
 // LineHits: the records and spans, read without making objects; captures and ranking made only
 // when asked for (a log where every line matches must not pay for objects it does not print).
 
-import type { ByteIndex, NativeLines } from './bytes';
+import type { ByteIndex, NativeLines, StagedBlock } from './bytes';
 import { LINE_ESCAPED, LINE_MATCHED } from './lineStatus';
 import { type Capture, type EngineEntry, type LineMatch, hasToken } from './types';
 import { escapeLengthOf, lineViews, type LineView } from '../text';
@@ -374,7 +374,7 @@ function textEnd(bytes: Buffer, start: number, end: number): number {
 /**
  * MatchEngine.scanBytes: see there. buf[0, n) holds whole lines; lines are numbered from 0.
  */
-export function scanBlock(host: BlockHost, buf: Uint8Array, n: number, onLine: (lineIndex: number, hits: LineHits) => void): number {
+export function scanBlock(host: BlockHost, buf: Uint8Array, n: number, onLine: (lineIndex: number, hits: LineHits) => void, staged?: StagedBlock): number {
   const sc = scratch(host);
   if ((buf.byteOffset & 3) !== 0 || buf.length < n + 32) {
     if (!sc.copy || sc.copy.length < n + 32) sc.copy = new Uint8Array(Math.max(n + 32, 1 << 16));
@@ -386,16 +386,23 @@ export function scanBlock(host: BlockHost, buf: Uint8Array, n: number, onLine: (
   buf.fill(0, n, n + 32);
   try {
     const st = sc.stats;
-    return walk(host, sc, buf, n, (i, h) => {
-      st.matchedLines++;
-      onLine(i, h);
-    });
+    return walk(
+      host,
+      sc,
+      buf,
+      n,
+      (i, h) => {
+        st.matchedLines++;
+        onLine(i, h);
+      },
+      staged,
+    );
   } finally {
     buf.set(saved, n);
   }
 }
 
-function walk(host: BlockHost, sc: Scratch, buf: Uint8Array, n: number, onLine: (lineIndex: number, hits: LineHits) => void): number {
+function walk(host: BlockHost, sc: Scratch, buf: Uint8Array, n: number, onLine: (lineIndex: number, hits: LineHits) => void, staged: StagedBlock | undefined): number {
   const bytes = Buffer.from(buf.buffer, buf.byteOffset, n + 32);
   const index = host.index;
   const hits = sc.hits;
@@ -420,12 +427,11 @@ function walk(host: BlockHost, sc: Scratch, buf: Uint8Array, n: number, onLine: 
     }
     return lineNo;
   }
-  const parts = index.scanParts(buf, n);
+  const parts = index.scanParts(buf, n, staged);
   if (parts) {
-    walkListed(host, sc, bytes, parts.first, 0, 0, onLine);
-    let total = parts.first.total;
-    // the later parts (a helper thread scans each while the ones before are walked)
-    for (let p = parts.next?.(); p; p = parts.next!()) {
+    // the parts one after another (a helper thread scans each while the ones before are walked)
+    let total = 0;
+    for (let p = parts.next(); p; p = parts.next()) {
       if (p.lines) {
         walkListed(host, sc, bytes, p.lines, total, p.start, onLine);
         total += p.lines.total;

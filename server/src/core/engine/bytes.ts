@@ -384,9 +384,12 @@ export interface NativeScanner {
    * hold hits or an ESC / backslash byte, in one part. Views into the module's memory, valid until
    * the next call. */
   scanLines(buf: Uint8Array, n: number): NativeLines | undefined;
-  /** scanLines in parts when a helper thread runs (see NativeParts), else the whole block as the
-   * first part. */
-  scanParts(buf: Uint8Array, n: number): NativeParts | undefined;
+  /** scanLines in parts when a helper thread runs (see NativeParts), else the whole block as one
+   * part; a block staged ahead (stage) as the helper scans it. */
+  scanParts(buf: Uint8Array, n: number, staged?: StagedBlock): NativeParts | undefined;
+  /** Hand a block to the helper thread ahead of its walk (engine/wasmScan.ts stage): undefined
+   * where it is not (no helper, a small or a very large block). */
+  stage(buf: Uint8Array, n: number): StagedBlock | undefined;
   /** Let a second thread scan the later parts of each large block in scanParts
    * (engine/wasmScan.ts ScanHelper), given up when it does not answer within timeoutMs; false
    * when this scanner cannot (no shared memory, no thread). */
@@ -410,16 +413,29 @@ export interface NativeScanner {
  * [record, start, end, captures, (capture start, end) * captures], offsets in the line (plain
  * ASCII, so bytes are UTF-16 units). `pairs`: the hits as (position, record), in position order;
  * `total`: the number of lines in the block. */
-/** A block's line walk in parts of whole lines (engine/wasmScan.ts scanParts): `first` at once,
- * then, when a helper thread scans the rest of the block, `next()` for each further part in order:
- * it waits for the part (the helper scans the parts one after another while this thread walks the
- * ones before) and gives its byte range and its walk, whose line numbers, positions and indexes
- * are its own (add the lines before it and `start`), or lines undefined when it could not be had
- * (the JS walk takes [start, end)); undefined after the last part. Walk each part before asking
- * for the next: a part's views are valid until then. */
+/** A block's line walk in parts of whole lines (engine/wasmScan.ts scanParts): `next()` for each
+ * part in order (one part when no helper thread scans parts of the block): it waits for the part
+ * where the helper scans it (the helper scans the parts one after another while this thread walks
+ * the ones before) and gives its byte range and its walk, whose line numbers, positions and
+ * indexes are its own (add the lines before it and `start`), or lines undefined when it could not
+ * be had (the JS walk takes [start, end)); undefined after the last part. Walk each part before
+ * asking for the next: a part's views are valid until then. */
 export interface NativeParts {
-  first: NativeLines;
-  next?: () => NativePart | undefined;
+  next: () => NativePart | undefined;
+}
+
+/** How many blocks may be staged ahead of the one being walked (NativeScanner.stage): the helper
+ * thread scans them while this thread walks, so it need not wait while one block takes this thread
+ * longer to walk than the helper to scan, or the other way round. */
+export const STAGED_AHEAD = 3;
+
+/** A block handed to the helper thread ahead of its walk (NativeScanner.stage, ByteIndex.stage):
+ * give it back with the same bytes when the block is walked. */
+export interface StagedBlock {
+  /** The block's length in bytes. */
+  readonly n: number;
+  /** It will not be walked: its work areas are free again (once the helper is done with them). */
+  release(): void;
 }
 
 export interface NativePart {
@@ -561,8 +577,14 @@ export class ByteIndex {
   /** The scan plus the line walk in the WebAssembly module, in parts (see NativeParts),
    * or undefined when there is no module or it gives up on this block (then: scan, and the walk
    * in JS). */
-  scanParts(buf: Uint8Array, n: number): NativeParts | undefined {
-    return this.native?.scanParts(buf, n);
+  scanParts(buf: Uint8Array, n: number, staged?: StagedBlock): NativeParts | undefined {
+    return this.native?.scanParts(buf, n, staged);
+  }
+
+  /** buf[0, n) handed to the helper thread ahead of its walk (NativeScanner.stage), where the
+   * walk will scan it in the module (not with records that have no key: engine/blocks.ts). */
+  stage(buf: Uint8Array, n: number): StagedBlock | undefined {
+    return this.unkeyed.length > 0 ? undefined : this.native?.stage(buf, n);
   }
 
   /**

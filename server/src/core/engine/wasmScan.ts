@@ -3,7 +3,7 @@
 // once into the module's memory, each block is copied in, the hits are copied out. Returns
 // undefined wherever WebAssembly is unavailable; ByteIndex then scans in JS (same results).
 
-import { type ByteIndex, type ByteTier, type LongerKeys, type NativeLines, type NativePart, type NativeParts, type NativeScanner, type PairKeys, type SpawnThread, BUCKET_WORDS } from './bytes';
+import { type ByteIndex, type ByteTier, type LongerKeys, type NativeLines, type NativePart, type NativeParts, type NativeScanner, type PairKeys, type SpawnThread, type StagedBlock, BUCKET_WORDS, STAGED_AHEAD } from './bytes';
 import { SCAN_WASM_BASE64, SCAN_WASM_SHARED_BASE64 } from './scanWasm.generated';
 
 /** The part of the WebAssembly JS API used here (lib "dom" is not in this project's lib). */
@@ -117,6 +117,10 @@ const align = (x: number): number => (x + 63) & ~63;
 
 /** Largest block scanned by the module (larger: the JS scan). */
 const MAX_BLOCK = 4 << 20;
+/** Largest block staged ahead of its walk (WasmScanner.stage): the file scan's blocks are up to
+ * 1 MiB + 64 KiB (core/lineScan.ts); a larger one (a line that long) is scanned when its walk
+ * comes. */
+const STAGE_MAX = (1 << 20) + (128 << 10);
 /** Room for listed lines: at most one per hit, plus lines with ESC / backslash (more than one such
  * line per 64 bytes: the JS walk takes the block). */
 const linesCap = (hits: number, n: number): number => hits + (n >>> 6) + 64;
@@ -264,8 +268,9 @@ class WasmScanner implements NativeScanner {
    * 500k realistic records have ~0.45 key hits per byte) is scanned once more with room for one per
    * byte. */
   private run(buf: Uint8Array, n: number): { count: number; at: Layout } | undefined {
-    // the work area is ~10 bytes per block byte: blocks over 4 MiB (a line that long) scan in JS
-    if (n > MAX_BLOCK) return undefined;
+    // the work area is ~10 bytes per block byte: blocks over 4 MiB (a line that long) scan in JS,
+    // and so do those over STAGE_MAX while a staged block's work areas are above STAGE_MAX's
+    if (n > MAX_BLOCK || (n > STAGE_MAX && this.waiting())) return undefined;
     return this.runWith(buf, n, firstCap(n)) ?? this.runWith(buf, n, n + 1024);
   }
 
@@ -380,81 +385,137 @@ class WasmScanner implements NativeScanner {
   stolen = 0;
   refits = 0;
 
+  /** The blocks staged in each helper slot (stage), until walked. */
+  private readonly stagedIn: (Staged | undefined)[] = new Array<Staged | undefined>(SLOTS).fill(undefined);
+
+  /** Is a staged block waiting for its walk? (Its parts' work areas are in use: a block that is
+   * not staged does not split, and one larger than STAGE_MAX is left to the JS scan.) */
+  private waiting(): boolean {
+    return this.stagedIn.some((b) => b !== undefined && !b.walked && !b.dead);
+  }
+
+  /** Where the two slots' work areas start (above the area this thread's own scans of a block up
+   * to STAGE_MAX bytes use), and the bytes of each. */
+  private get stageBase(): number {
+    return layout(this.area, STAGE_MAX, STAGE_MAX + 1024).end;
+  }
+
   /**
-   * buf[0, n) in parts of whole lines when a helper runs and the block is large: a small first
-   * part [0, split) scanned here while the helper scans the parts of [split, n) one after another,
-   * each in its own work area. `first` is the first part's walk; each `next()` gives the next part
-   * (see NativeParts): the caller walks each part while the helper scans the later ones, and where
+   * Hand buf[0, n) to the helper ahead of its walk: its parts are copied to their work areas and
+   * the helper scans them, one after another, while this thread walks the block before (the
+   * caller keeps buf[0, n) as it is until then). Pass the result to scanParts with the same bytes;
+   * blocks are walked in the order staged, at most one staged block ahead of the one being walked
+   * (a block staged into the slot of one not walked yet makes that one an ordinary block).
+   * Undefined where there is no helper or the block is small or larger than STAGE_MAX.
+   */
+  stage(buf: Uint8Array, n: number): StagedBlock | undefined {
+    const helper = this.helper;
+    if (!helper || n < SPLIT_MIN || n > STAGE_MAX) return undefined;
+    const slot = helper.nextSlot;
+    const base = this.stageBase + slot * SLOT_BYTES();
+    const parts = cutParts(buf, 0, n, base);
+    if (parts.length === 0 || parts[parts.length - 1]!.at.end > base + SLOT_BYTES()) return undefined;
+    // (the slot's last job, two blocks back, must be done before its areas are filled again)
+    if (!helper.drain([slot])) {
+      this.stopHelper();
+      return undefined;
+    }
+    const before = this.stagedIn[slot];
+    if (before && !before.walked) before.dead = true;
+    this.reserve(this.stageBase + SLOTS * SLOT_BYTES());
+    for (const p of parts) this.place(buf.subarray(p.start, p.end), p.end - p.start, p.at);
+    const staged = new Staged(this, n, parts, helper, helper.post(this.helperCfg, parts.map((p) => ({ at: p.at, n: p.end - p.start }))));
+    this.stagedIn[slot] = staged;
+    return staged;
+  }
+
+  /** A staged block that will not be walked (StagedBlock.release): once the helper is done with
+   * its parts, their work areas are free. */
+  release(b: Staged): void {
+    if (this.helper === b.helper && !this.helper.drain([b.job.slot])) this.stopHelper();
+    b.dead = true;
+  }
+
+  /**
+   * buf[0, n) in parts of whole lines (see NativeParts), undefined when its scan does not fit
+   * (the JS walk takes the block). A block staged ahead (`staged`, from stage): its parts as the
+   * helper scans them. Else, when a helper runs and the block is large: a small first part
+   * [0, split) scanned here while the helper scans the parts of [split, n) one after another, each
+   * in its own work area. The caller walks each part while the helper scans the later ones; where
    * the next part is not scanned yet, this thread scans one the helper has not begun, the last one
    * first, instead of waiting (both threads claim a part with a compare-and-swap), so neither
    * thread waits for the other within a block whichever of scan and walk takes longer. Each part
    * is walked as a block of its own: a key never holds a line break, so each part's hits are the
-   * block's hits there. Undefined when the first part does not fit (the JS walk takes the block).
-   * Without a helper, or for a small block: the whole block as `first`.
+   * block's hits there. Without a helper, or for a small block: the whole block as one part.
    */
-  scanParts(buf: Uint8Array, n: number): NativeParts | undefined {
-    const split = this.helper && n >= SPLIT_MIN && n <= MAX_BLOCK ? splitPoint(buf, Math.max(FIRST_PART, Math.floor(n * this.share)), n) : -1;
+  scanParts(buf: Uint8Array, n: number, staged?: StagedBlock): NativeParts | undefined {
+    if (staged instanceof Staged && staged.owner === this && staged.n === n && !staged.walked && !staged.dead) {
+      staged.walked = true;
+      this.splits++;
+      this.parts += staged.parts.length;
+      return { next: this.partsOf(buf, staged.parts, staged.helper, staged.job) };
+    }
+    const split = this.helper && !this.waiting() && n >= SPLIT_MIN && n <= MAX_BLOCK ? splitPoint(buf, Math.max(FIRST_PART, Math.floor(n * this.share)), n) : -1;
     if (split < 0) {
       const whole = this.scanLines(buf, n);
-      return whole && { first: whole };
+      let given = false;
+      return whole && { next: () => (given ? undefined : ((given = true), { start: 0, end: n, lines: whole })) };
     }
     const helper = this.helper!;
     // everything this thread scans for this block outside the parts (the first part, again with
     // more room, the stripped text of its coloured lines, a JSON line's values, a part whose hits
     // did not fit) stays below what an n-byte block with room for a hit per byte needs; the parts'
     // work areas are above it
-    const parts: Part[] = [];
-    const count = Math.min(MAX_PARTS, Math.max(1, Math.floor((n - split) / PART_MIN)));
-    const size = Math.floor((n - split) / count);
-    let base = layout(this.area, n, n + 1024).end;
-    for (let k = 0, start = split; k < count && start < n; k++) {
-      const end = k === count - 1 ? -1 : splitPoint(buf, start + size, n);
-      const stop = end < 0 ? n : end;
-      const at = layout(base, stop - start, firstCap(stop - start));
-      parts.push({ start, end: stop, at });
-      base = at.end;
-      start = stop;
-    }
-    // (the helper's last job must be done before its areas are filled again: a helper that never
-    // got to it hangs or died, and this thread scans on alone)
+    const parts = cutParts(buf, split, n, layout(this.area, n, n + 1024).end);
+    // (the helper's jobs must be done before their areas are filled again: a helper that never
+    // got to them hangs or died, and this thread scans on alone)
     if (!helper.drain()) {
       this.stopHelper();
       return this.scanParts(buf, n);
     }
-    this.reserve(base);
+    this.reserve(parts[parts.length - 1]!.at.end);
     for (const p of parts) this.place(buf.subarray(p.start, p.end), p.end - p.start, p.at);
-    helper.post(this.helperCfg, parts.map((p) => ({ at: p.at, n: p.end - p.start })));
+    const job = helper.post(this.helperCfg, parts.map((p) => ({ at: p.at, n: p.end - p.start })));
     const t0 = performance.now();
     const first = this.scanLines(buf, split);
     const scanMs = performance.now() - t0;
-    if (!first) {
-      // (the parts' areas are free again once the helper is done; the JS walk takes the block)
-      if (!helper.drain()) this.stopHelper();
-      return undefined;
-    }
     this.splits++;
     this.parts += parts.length;
+    const rest = this.partsOf(buf, parts, helper, job, (ownMs, helperMs, helperBytes) => {
+      if (helperBytes > 0) this.balance(scanMs / split, Math.max(0, performance.now() - t0 - scanMs - ownMs) / n, helperMs / helperBytes);
+    });
+    let given = false;
+    return { next: () => (given ? rest() : ((given = true), { start: 0, end: split, lines: first })) };
+  }
+
+  /**
+   * The walks of a job's parts, one per call in order (undefined after the last): the helper's
+   * where it scanned the part, else this thread's (it scans the last part the helper has not
+   * begun while the next one is not done, or waits for it), else scanned again here with more
+   * room. `done` gets this thread's time in scans of parts and in waits, and the helper's time
+   * and bytes in its parts, after the last part.
+   */
+  private partsOf(buf: Uint8Array, parts: readonly Part[], helper: ScanHelper, job: HelperJob, done?: (ownMs: number, helperMs: number, helperBytes: number) => void): () => NativePart | undefined {
     /** The parts this thread scanned itself (null: their hits did not fit). */
     const mine: (NativeLines | null | undefined)[] = [];
     let k = 0;
-    // (for balance: this thread's time in scans of parts and in waits, the helper's in its parts)
     let ownMs = 0;
     let helperMs = 0;
     let helperBytes = 0;
-    let balanced = false;
-    const next = (): NativePart | undefined => {
+    let finished = false;
+    return () => {
       if (k >= parts.length) {
-        if (!balanced && helperBytes > 0) this.balance(scanMs / split, Math.max(0, performance.now() - t0 - scanMs - ownMs) / n, helperMs / helperBytes);
-        balanced = true;
+        if (!finished) done?.(ownMs, helperMs, helperBytes);
+        finished = true;
         return undefined;
       }
       const p = parts[k]!;
       let lines: NativeLines | undefined;
       while (mine[k] === undefined && this.helper === helper) {
-        const done = helper.done();
-        if (done > k) {
-          if (!helper.tookPart(k)) break; // (this thread's: in mine[k])
-          const r = helper.result(k);
+        const d = helper.done(job);
+        if (d > k) {
+          if (!helper.tookPart(job, k)) break; // (this thread's: in mine[k])
+          const r = helper.result(job, k);
           if (!r) this.stopHelper(); // the module threw there: scan on here from now on
           else if (r.lines >= 0) {
             this.helperVerified = r.verified;
@@ -468,9 +529,9 @@ class WasmScanner implements NativeScanner {
         // not scanned yet: scan the last part the helper has not begun here, or wait
         const tw = performance.now();
         let j = parts.length - 1;
-        while (j >= k && !helper.claim(j)) j--;
+        while (j >= k && !helper.claim(job, j)) j--;
         if (j >= k) mine[j] = this.scanPart(parts[j]!) ?? null;
-        else if (!helper.waitPast(done)) this.stopHelper(); // the thread died or hangs
+        else if (!helper.waitPast(job, d)) this.stopHelper(); // the thread died or hangs
         ownMs += performance.now() - tw;
       }
       if (!lines && mine[k]) {
@@ -485,7 +546,6 @@ class WasmScanner implements NativeScanner {
       }
       return { start: p.start, end: p.end, lines };
     };
-    return { first, next };
   }
 
   /** Scan and walk a part in its own (already filled) work area, in this thread. */
@@ -501,6 +561,46 @@ interface Part {
   start: number;
   end: number;
   at: Layout;
+}
+
+/** The bytes of one slot's work areas for staged blocks (their parts' layouts, one after another). */
+const SLOT_BYTES = (): number => layout(0, STAGE_MAX, firstCap(STAGE_MAX)).end + MAX_PARTS * (layout(0, 0, firstCap(0)).end + 512);
+
+/** A block staged ahead of its walk (WasmScanner.stage): its parts, in their work areas, posted to
+ * the helper as `job`. */
+class Staged implements StagedBlock {
+  walked = false;
+  /** Its slot was staged into again before it was walked: its results are gone (it is walked as
+   * a block that was not staged). */
+  dead = false;
+  constructor(
+    readonly owner: WasmScanner,
+    readonly n: number,
+    readonly parts: readonly Part[],
+    readonly helper: ScanHelper,
+    readonly job: HelperJob,
+  ) {}
+
+  release(): void {
+    if (!this.walked && !this.dead) this.owner.release(this);
+  }
+}
+
+/** buf[from, n) cut into up to MAX_PARTS parts of whole lines, at least PART_MIN bytes each, their
+ * work areas one after another from `base`. */
+function cutParts(buf: Uint8Array, from: number, n: number, base: number): Part[] {
+  const parts: Part[] = [];
+  const count = Math.min(MAX_PARTS, Math.max(1, Math.floor((n - from) / PART_MIN)));
+  const size = Math.floor((n - from) / count);
+  for (let k = 0, start = from; k < count && start < n; k++) {
+    const end = k === count - 1 ? -1 : splitPoint(buf, start + size, n);
+    const stop = end < 0 ? n : end;
+    const at = layout(base, stop - start, firstCap(stop - start));
+    parts.push({ start, end: stop, at });
+    base = at.end;
+    start = stop;
+  }
+  return parts;
 }
 
 /** Where one block's work is in the memory (all byte addresses; caps in entries). */
@@ -552,26 +652,35 @@ function splitPoint(buf: Uint8Array, at: number, n: number): number {
   return nl >= 0 && nl + 1 < n ? nl + 1 : -1;
 }
 
-/** Where the helper's control words for its parts start, how many each part has, and which of
- * them is the part's status (0 free, 1 the helper's, 2 the caller's: claimed by compare-and-swap). */
+/** The helper's control words (i32): [0] jobs posted so far, [4] stop; SLOTS job slots, job j in
+ * slot j % SLOTS (the next blocks' jobs are posted while this thread walks the block before them:
+ * see stage), slot s's words at SLOT_WORDS[s]: parts done, parts, config block; its parts' words
+ * from PART_WORDS + s * MAX_PARTS * PART_STRIDE, PART_STRIDE per part, of which PART_STATUS is
+ * the part's status (0 free, 1 the helper's, 2 the caller's: claimed by compare-and-swap). */
+const SLOTS = STAGED_AHEAD + 1;
+const SLOT_WORDS = [1, 8, 12, 16, 20, 24, 28].slice(0, SLOTS);
+const STOP_WORD = 4;
 const PART_WORDS = 32;
 const PART_STRIDE = 16;
 const PART_STATUS = 15;
+const partWord = (slot: number, k: number): number => PART_WORDS + (slot * MAX_PARTS + k) * PART_STRIDE;
 
-/** The helper's code: a second instance of the module on the same memory, scanning the parts the
- * control words say, one after another (see ScanHelper). */
+/** The helper's code: a second instance of the module on the same memory, taking the jobs in the
+ * order posted and scanning each job's parts one after another (see ScanHelper). */
 const HELPER_SOURCE = `
 const { workerData } = require('node:worker_threads');
 const { mod, memory, ctl } = workerData;
 const x = new WebAssembly.Instance(mod, { env: { memory } }).exports;
 const c = new Int32Array(ctl);
-for (;;) {
-  Atomics.wait(c, 0, 0);
-  if (Atomics.load(c, 0) === 2) break;
-  const cfg = c[3];
-  const parts = c[2];
+for (let taken = 0; ; taken++) {
+  for (let posted = Atomics.load(c, 0); posted <= taken && Atomics.load(c, ${STOP_WORD}) === 0; posted = Atomics.load(c, 0)) Atomics.wait(c, 0, posted);
+  if (Atomics.load(c, ${STOP_WORD}) !== 0) break;
+  const slot = taken % ${SLOTS};
+  const w = [${SLOT_WORDS.join(', ')}][slot];
+  const cfg = c[w + 2];
+  const parts = c[w + 1];
   for (let k = 0; k < parts; k++) {
-    const a = ${PART_WORDS} + k * ${PART_STRIDE};
+    const a = ${PART_WORDS} + (slot * ${MAX_PARTS} + k) * ${PART_STRIDE};
     const t0 = performance.now();
     // (the caller's thread may have taken the part: then it is only told done)
     if (Atomics.compareExchange(c, a + ${PART_STATUS}, 0, 1) === 0) try {
@@ -588,10 +697,8 @@ for (;;) {
       c[a + 9] = -2;
     }
     c[a + 14] = Math.round((performance.now() - t0) * 1000);
-    // (idle again before the last part is told done: the caller may post the next job at once)
-    if (k === parts - 1) Atomics.store(c, 0, 0);
-    Atomics.store(c, 1, k + 1);
-    Atomics.notify(c, 1);
+    Atomics.store(c, w, k + 1);
+    Atomics.notify(c, w);
   }
 }
 `;
@@ -611,14 +718,20 @@ interface HelperResult {
   ms: number;
 }
 
+/** A job posted to the helper: its slot and how many parts it has. */
+interface HelperJob {
+  slot: number;
+  parts: number;
+}
+
 /**
- * The thread that scans the later parts of each large block (WasmScanner.scanParts). It shares
- * the module's memory: the index is there once, and each part has its own work area. Control
- * words (i32, shared): [0] job (0 none, 1 scan, 2 stop), [1] parts done, [2] parts, [3] config
- * block; from word PART_WORDS, PART_STRIDE words per part: [0..8] the scan's and the walk's
- * arguments, [9..14] count, hits, lines, lineCount, verified, microseconds taken, [PART_STATUS]
- * who took the part. The caller walks the parts in order; for one not done yet it scans a free
- * one itself (claim) or blocks in waitPast (Atomics.wait).
+ * The thread that scans the later parts of each large block (WasmScanner.scanParts), and every
+ * part of a block staged ahead of its walk (WasmScanner.stage). It shares the module's memory: the
+ * index is there once, and each part has its own work area. Up to SLOTS jobs are posted at a time
+ * (see SLOT_WORDS); per part, PART_STRIDE words: [0..8] the scan's and the walk's arguments,
+ * [9..14] count, hits, lines, lineCount, verified, microseconds taken, [PART_STATUS] who took the
+ * part. The caller walks a job's parts in order; for one not done yet it scans a free one itself
+ * (claim) or blocks in waitPast (Atomics.wait).
  */
 class ScanHelper {
   private constructor(
@@ -629,7 +742,7 @@ class ScanHelper {
 
   static start(spawn: SpawnThread, mod: object, memory: WasmMemory, timeoutMs: number): ScanHelper | undefined {
     try {
-      const ctl = new SharedArrayBuffer((PART_WORDS + MAX_PARTS * PART_STRIDE) * 4);
+      const ctl = new SharedArrayBuffer((PART_WORDS + SLOTS * MAX_PARTS * PART_STRIDE) * 4);
       const thread = spawn(HELPER_SOURCE, { mod, memory, ctl });
       // never keeps the process alive; it is stopped with the scanner or dies with the process
       thread.unref();
@@ -639,16 +752,24 @@ class ScanHelper {
     }
   }
 
-  /** Parts of the job posted last (0: none is pending). */
-  private pending = 0;
+  /** Jobs posted so far, and the last job of each slot (undefined: none, or known done). */
+  private posted = 0;
+  private readonly live: (HelperJob | undefined)[] = new Array<HelperJob | undefined>(SLOTS).fill(undefined);
 
-  /** Post a job (the last one must be done: drain()). */
-  post(cfg: number, parts: readonly { at: Layout; n: number }[]): void {
+  /** The slot the next job goes to. */
+  get nextSlot(): number {
+    return this.posted % SLOTS;
+  }
+
+  /** Post a job to the next slot (its last job must be done: drain()). */
+  post(cfg: number, parts: readonly { at: Layout; n: number }[]): HelperJob {
     const c = this.c;
-    c[2] = parts.length;
-    c[3] = cfg;
+    const slot = this.posted % SLOTS;
+    const w = SLOT_WORDS[slot]!;
+    c[w + 1] = parts.length;
+    c[w + 2] = cfg;
     parts.forEach((p, k) => {
-      const a = PART_WORDS + k * PART_STRIDE;
+      const a = partWord(slot, k);
       c[a] = p.at.block;
       c[a + 1] = p.n;
       c[a + 2] = p.at.cand;
@@ -660,54 +781,63 @@ class ScanHelper {
       c[a + 8] = p.at.resCap;
       Atomics.store(c, a + PART_STATUS, 0);
     });
-    this.pending = parts.length;
-    Atomics.store(c, 1, 0);
-    Atomics.store(c, 0, 1);
+    Atomics.store(c, w, 0);
+    const job = { slot, parts: parts.length };
+    this.live[slot] = job;
+    this.posted++;
+    Atomics.store(c, 0, this.posted);
     Atomics.notify(c, 0);
+    return job;
   }
 
-  /** Parts of the job posted last the helper is done with (scanned, or left to the caller). */
-  done(): number {
-    return Atomics.load(this.c, 1);
+  /** Parts of `job` the helper is done with (scanned, or left to the caller). */
+  done(job: HelperJob): number {
+    return Atomics.load(this.c, SLOT_WORDS[job.slot]!);
   }
 
-  /** Take part k for the caller's thread: false when the helper began it (or it is taken). */
-  claim(k: number): boolean {
-    return Atomics.compareExchange(this.c, PART_WORDS + k * PART_STRIDE + PART_STATUS, 0, 2) === 0;
+  /** Take part k of `job` for the caller's thread: false when the helper began it (or it is taken). */
+  claim(job: HelperJob, k: number): boolean {
+    return Atomics.compareExchange(this.c, partWord(job.slot, k) + PART_STATUS, 0, 2) === 0;
   }
 
-  /** Did the helper scan part k (not the caller)? */
-  tookPart(k: number): boolean {
-    return Atomics.load(this.c, PART_WORDS + k * PART_STRIDE + PART_STATUS) === 1;
+  /** Did the helper scan part k of `job` (not the caller)? */
+  tookPart(job: HelperJob, k: number): boolean {
+    return Atomics.load(this.c, partWord(job.slot, k) + PART_STATUS) === 1;
   }
 
-  /** The helper's result of part k, once done() > k, or undefined when the module threw there. */
-  result(k: number): HelperResult | undefined {
+  /** The helper's result of part k of `job`, once done(job) > k, or undefined when the module threw there. */
+  result(job: HelperJob, k: number): HelperResult | undefined {
     const c = this.c;
-    const a = PART_WORDS + k * PART_STRIDE;
+    const a = partWord(job.slot, k);
     const count = c[a + 9]!;
     if (count === -2) return undefined;
     return { count, hits: c[a + 10]!, lines: count >= 0 ? c[a + 11]! : -1, total: c[a + 12]!, verified: c[a + 13]!, ms: c[a + 14]! / 1000 };
   }
 
-  /** Wait until done() is past `done`: false when the helper did not get there in time (it hangs
-   * or died; the job is given up). */
-  waitPast(done: number): boolean {
-    if (Atomics.wait(this.c, 1, done, this.timeoutMs) !== 'timed-out') return true;
-    this.pending = 0;
+  /** Wait until done(job) is past `done`: false when the helper did not get there in time (it
+   * hangs or died; its jobs are given up). */
+  waitPast(job: HelperJob, done: number): boolean {
+    if (Atomics.wait(this.c, SLOT_WORDS[job.slot]!, done, this.timeoutMs) !== 'timed-out') return true;
+    this.live.fill(undefined);
     return false;
   }
 
-  /** Wait until the job posted last is done (its results are not wanted): false when the helper
-   * did not get there in time. */
-  drain(): boolean {
-    for (let d = this.done(); this.pending > 0 && d < this.pending; d = this.done()) if (!this.waitPast(d)) return false;
-    this.pending = 0;
+  /** Wait until the jobs of the given slots (default: all) are done (their results are not
+   * wanted any more): false when the helper did not get there in time. */
+  drain(slots?: readonly number[]): boolean {
+    // (the oldest job first: the helper takes them in order)
+    for (let i = 0; i < SLOTS; i++) {
+      const slot = (this.posted + i) % SLOTS;
+      const job = this.live[slot];
+      if (!job || (slots && !slots.includes(slot))) continue;
+      for (let d = this.done(job); d < job.parts; d = this.done(job)) if (!this.waitPast(job, d)) return false;
+      this.live[slot] = undefined;
+    }
     return true;
   }
 
   stop(): void {
-    Atomics.store(this.c, 0, 2);
+    Atomics.store(this.c, STOP_WORD, 1);
     Atomics.notify(this.c, 0);
     void this.thread.terminate();
   }
