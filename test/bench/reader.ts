@@ -3,6 +3,9 @@
 import * as fs from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { LineBlocks } from '../../server/src/core/lineBlocks';
+import { BLOCK_BYTES, BlocksAhead } from '../../server/src/core/lineScan';
+import { STAGED_AHEAD, type StagedBlock } from '../../server/src/core/engine/bytes';
+import type { MatchEngine } from '../../server/src/core/engine';
 
 export const CHUNK = 1 << 20;
 
@@ -67,16 +70,20 @@ export function forEachBlock(file: string, onBlock: (text: string) => void): num
 }
 
 /** Same reads as forEachLine (1 MiB), no decoding: blocks of whole lines as raw UTF-8 bytes in an
- * aligned, padded buffer (core/lineBlocks.ts, what the CLI scan uses), for MatchEngine.matchBytes.
- * Returns the number of blocks. */
-export function forEachByteBlock(file: string, onBlock: (buf: Uint8Array, n: number) => void): number {
+ * aligned, padded buffer (core/lineBlocks.ts), for MatchEngine.matchBytes. With `ahead` (an engine
+ * with a scan thread): read as the CLI scan reads (core/lineScan.ts: its block size, each block
+ * handed to the thread ahead of its walk, BlocksAhead), onBlock gets each block's `staged` for
+ * scanBytes / matchBytes. Returns the number of blocks. */
+export function forEachByteBlock(file: string, onBlock: (buf: Uint8Array, n: number, staged: StagedBlock | undefined) => void, ahead?: MatchEngine): number {
   const fd = fs.openSync(file, 'r');
   const chunk = Buffer.allocUnsafe(CHUNK);
-  const blocks = new LineBlocks();
+  const blocks = ahead ? new LineBlocks(undefined, BLOCK_BYTES, undefined, { keep: STAGED_AHEAD }) : new LineBlocks();
   let count = 0;
+  const walker = ahead ? new BlocksAhead(ahead, onBlock) : undefined;
   const take = (buf: Uint8Array, n: number): void => {
     count++;
-    onBlock(buf, n);
+    if (walker) walker.push(buf, n);
+    else onBlock(buf, n, undefined);
   };
   try {
     for (;;) {
@@ -85,7 +92,9 @@ export function forEachByteBlock(file: string, onBlock: (buf: Uint8Array, n: num
       blocks.push(n === CHUNK ? chunk : chunk.subarray(0, n), take);
     }
     blocks.end(take);
+    walker?.flush();
   } finally {
+    walker?.drop();
     fs.closeSync(fd);
   }
   return count;

@@ -598,6 +598,44 @@ describe('LineBlocks + forEachMatchingLine (the CLI scan reader)', () => {
     }
   });
 
+  it('with keep k, each block handed out stays as it was until k more blocks were handed out (random chunkings, CR/LF, a cut line)', () => {
+    const r = rng(9);
+    for (const keep of [1, 3]) {
+      for (let iter = 0; iter < 40; iter++) {
+        const lb = new LineBlocks(300, 64, undefined, { keep });
+        const seen: { buf: Uint8Array; n: number; copy: Buffer }[] = [];
+        const out: Buffer[] = [];
+        const take = (b: Uint8Array, n: number) => {
+          // the last `keep` blocks are still intact when the next one is handed out
+          for (const old of seen.slice(-keep)) assert.ok(Buffer.from(old.buf.subarray(0, old.n)).equals(old.copy), `keep ${keep}: a block changed before ${keep} more were handed out`);
+          const copy = Buffer.from(b.subarray(0, n));
+          seen.push({ buf: b, n, copy });
+          out.push(copy);
+        };
+        const parts: string[] = [];
+        for (let i = 0; i < 60; i++) parts.push(['a line of text', 'x'.repeat(Math.floor(r() * 90)), '\n', '\r\n', '\r', 'é', 'y'.repeat(Math.floor(r() * 400))][Math.floor(r() * 7)]!);
+        const input = Buffer.from(parts.join(''), 'utf8');
+        const steps: number[] = [];
+        for (let i = 0; i < input.length; i += steps[steps.length - 1]!) steps.push(1 + Math.floor(r() * 120));
+        const feed = (into: LineBlocks, onBlock: (b: Uint8Array, n: number) => void) => {
+          let i = 0;
+          for (const step of steps) {
+            into.push(input.subarray(i, i + step), onBlock);
+            i += step;
+          }
+          into.end(onBlock);
+        };
+        feed(lb, take);
+        // and the same blocks as without keep, read in the same chunks (a line over 300 bytes cut)
+        const plain = new LineBlocks(300, 64);
+        const want: Buffer[] = [];
+        feed(plain, (b, n) => want.push(Buffer.from(b.subarray(0, n))));
+        assert.deepEqual(out.map((b) => b.toString('latin1')), want.map((b) => b.toString('latin1')));
+        assert.equal(lb.truncatedLines, plain.truncatedLines);
+      }
+    }
+  });
+
   it('a line longer than maxLine is cut at a character boundary, the rest skipped, and counted', () => {
     const lb = new LineBlocks(100, 16);
     const out: string[] = [];

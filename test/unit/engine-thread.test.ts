@@ -2,10 +2,13 @@
 // the parts before (engine/wasmScan.ts ScanHelper, scanParts). The results must be exactly those of one thread, and of
 // matchLine on every line.
 import * as assert from 'node:assert/strict';
+import { Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import { MatchEngine, type EngineEntry, type LineMatch } from '../../server/src/core/engine';
 import { captureNames, derivePattern } from '../../server/src/core/pattern';
-import { generateLog, generateRecords, toEntries } from '../bench/gen';
+import { STAGED_AHEAD } from '../../server/src/core/engine/bytes';
+import { forEachMatchingLine } from '../../server/src/core/lineScan';
+import { generateLog, generateRecords, rng, toEntries } from '../bench/gen';
 
 const spawn = (source: string, data: object) => new Worker(source, { eval: true, workerData: data });
 
@@ -207,5 +210,154 @@ describe('engine: a second scan thread (useScanThread)', () => {
     assert.equal(e.useScanThread(() => { throw new Error('no threads here'); }), false);
     assert.deepEqual(viaBytes(e, text).got, want);
     assert.equal(splits(e), 0);
+  });
+});
+
+describe('engine: blocks staged ahead of their walk (stageBytes, core/lineScan BlocksAhead)', function () {
+  this.timeout(120_000);
+  const records = generateRecords(3000, 5);
+  let text = '';
+  generateLog({ records, bytes: 600_000, matchFraction: 0.2, nearMissFraction: 0.2, seed: 12 }, (c) => (text += c), () => undefined);
+  const entries = toEntries(records);
+
+  /** The input as a stream of chunks: full 1 MiB reads, odd sizes and a few bytes (blocks of every
+   * size: a read's block, the few lines after a short read, one block per byte range). */
+  function chunked(input: Buffer, seed: number): Readable {
+    const r = rng(seed);
+    const chunks: Buffer[] = [];
+    for (let i = 0; i < input.length; ) {
+      const x = r();
+      const size = x < 0.5 ? 1 << 20 : x < 0.8 ? 1 + Math.floor(r() * 400_000) : 1 + Math.floor(r() * 300);
+      chunks.push(input.subarray(i, i + size));
+      i += size;
+    }
+    return Readable.from(chunks);
+  }
+
+  type Seen = [number, string][];
+  async function scan(e: MatchEngine, input: Buffer, seed: number, stopAfter = Infinity): Promise<{ lines: number; seen: Seen }> {
+    const seen: Seen = [];
+    let chunks = 0;
+    const st = await forEachMatchingLine(
+      chunked(input, seed),
+      e,
+      (n, hits) => {
+        for (const m of hits.matches()) seen.push([n, `${m.entry}@${m.start}-${m.end}:${m.text}`]);
+      },
+      async () => ++chunks < stopAfter,
+    );
+    return { lines: st.lines, seen };
+  }
+
+  // ~6 MB of log lines, a 4.5 MB line (longer than a block: matched between blocks) with a match at
+  // its end, and more lines after it
+  const lines = text.split('\n').filter((l) => l.length > 0);
+  const planted = lines.find((l) => MatchEngine.build(entries).matchLine(l).length > 0)!;
+  const input = Buffer.from(text.repeat(6) + 'x'.repeat(4_500_000) + ' ' + planted + '\n' + text.repeat(3), 'utf8');
+  let want: { lines: number; seen: Seen };
+
+  before(async () => {
+    // one thread: the same reader and order, nothing staged
+    want = await scan(MatchEngine.build(entries), input, 1);
+    assert.ok(want.seen.length > 3000, `${want.seen.length} matches`);
+    // which are matchLine's on each line
+    const e = MatchEngine.build(entries);
+    const ref: Seen = [];
+    const all = input.toString('utf8').split('\n');
+    all.pop();
+    all.forEach((l, i) => {
+      for (const m of e.matchLine(l)) ref.push([i + 1, `${m.entry}@${m.start}-${m.end}:${m.text}`]);
+    });
+    assert.equal(want.lines, all.length);
+    assert.deepEqual(want.seen, ref);
+  });
+
+  it('the same lines and matches as one thread, whatever the chunks; every large block staged, and each part scanned once', async () => {
+    const e = MatchEngine.build(entries);
+    assert.equal(e.useScanThread(spawn), true);
+    try {
+      for (const seed of [1, 2, 3]) {
+        const before = native(e).staged;
+        const got = await scan(e, input, seed);
+        assert.equal(got.lines, want.lines);
+        assert.deepEqual(got.seen, want.seen);
+        assert.ok(native(e).staged - before >= 4, `${native(e).staged - before} blocks staged`);
+      }
+      accounted(e);
+      assert.ok(native(e).helped > 0, 'the helper scanned parts');
+    } finally {
+      e.stopScanThread();
+    }
+  });
+
+  it('a scan stopped by its output (afterChunk false) frees what it staged: the next scans split blocks again, with the same results', async () => {
+    const e = MatchEngine.build(entries);
+    e.useScanThread(spawn);
+    try {
+      const part = await scan(e, input, 1, 3);
+      assert.ok(part.seen.length < want.seen.length);
+      // a block that is not staged splits only where no staged block waits for its walk
+      const before = splits(e);
+      const got = viaBytes(e, text);
+      assert.equal(splits(e), before + 1, 'the staged blocks were freed');
+      assert.deepEqual(got.got, reference(MatchEngine.build(entries), text));
+      assert.deepEqual((await scan(e, input, 2)).seen, want.seen);
+      accounted(e);
+    } finally {
+      e.stopScanThread();
+    }
+  });
+
+  it(`a block staged into the slot of one not walked yet (${STAGED_AHEAD + 1} later stages) makes that one an ordinary block: the same results, in any walk order`, () => {
+    const e = MatchEngine.build(entries);
+    e.useScanThread(spawn);
+    try {
+      const block = (i: number) => {
+        const b = new Uint8Array(Buffer.byteLength(text) + 32);
+        b.set(Buffer.from(text.slice(0, text.length - i * 1000).replace(/[^\n]*$/, ''), 'utf8'));
+        return b;
+      };
+      const blocks = Array.from({ length: STAGED_AHEAD + 2 }, (_, i) => block(i));
+      const sizes = blocks.map((b) => b.indexOf(0));
+      const staged = blocks.map((b, i) => e.stageBytes(b, sizes[i]!));
+      assert.ok(staged.every((x) => x !== undefined), 'every block staged');
+      const matches = (i: number) => {
+        const got: Got = [];
+        e.matchBytes(blocks[i]!, sizes[i]!, (j, ms, line) => got.push([j, ms, line]));
+        return got;
+      };
+      const viaStaged = (i: number) => {
+        const got: Got = [];
+        e.scanBytes(blocks[i]!, sizes[i]!, (j, hits) => got.push([j, hits.matches(), hits.text()]), staged[i]);
+        return got;
+      };
+      const ref = (i: number) => reference(MatchEngine.build(entries), Buffer.from(blocks[i]!.subarray(0, sizes[i]!)).toString('utf8'));
+      const stagedBefore = native(e).staged;
+      // block 0's slot was staged into again by the last block: it is walked as an ordinary one,
+      // after the others (walked in order); then a block that was never staged
+      for (let i = 1; i < blocks.length; i++) assert.deepEqual(viaStaged(i), ref(i), `block ${i}`);
+      assert.deepEqual(viaStaged(0), ref(0), 'block 0');
+      assert.equal(native(e).staged - stagedBefore, blocks.length - 1, 'all but block 0 walked as staged');
+      assert.deepEqual(matches(2), ref(2));
+      accounted(e);
+    } finally {
+      e.stopScanThread();
+    }
+  });
+
+  it('a thread that never answers: staged blocks are scanned here, after one timeout', async () => {
+    const hung = (_source: string, _data: object) => new Worker('setInterval(() => {}, 1000)', { eval: true });
+    const e = MatchEngine.build(entries);
+    assert.equal(e.useScanThread(hung, 200), true);
+    try {
+      const t0 = Date.now();
+      const got = await scan(e, input, 3);
+      assert.ok(Date.now() - t0 < 20_000, 'one timeout, not one per block');
+      assert.equal(got.lines, want.lines);
+      assert.deepEqual(got.seen, want.seen);
+      assert.equal(native(e).helped, 0);
+    } finally {
+      e.stopScanThread();
+    }
   });
 });

@@ -531,6 +531,7 @@ export class MatchEngine {
    * backslash, whose views differ from the raw bytes). For scanning files.
    * Fastest when buf.byteOffset is a multiple of 4 and buf.length >= n + 32 (those 32 bytes are
    * zeroed during the scan and restored after it); otherwise the block is copied first.
+   * `staged`: stageBytes' result for these bytes, when the block was handed over ahead.
    */
   scanBytes(buf: Uint8Array, n: number, onLine: (lineIndex: number, hits: LineHits) => void, staged?: StagedBlock): number {
     return scanBlock(this.blockHost(), buf, n, onLine, staged);
@@ -588,7 +589,7 @@ export class MatchEngine {
   }
 
   /** scanBytes, with each line's ranked LineMatches and text (the line without its end). */
-  matchBytes(buf: Uint8Array, n: number, onLine: (lineIndex: number, matches: LineMatch[], line: string) => void): number {
-    return this.scanBytes(buf, n, (i, hits) => onLine(i, hits.matches(), hits.text()));
+  matchBytes(buf: Uint8Array, n: number, onLine: (lineIndex: number, matches: LineMatch[], line: string) => void, staged?: StagedBlock): number {
+    return this.scanBytes(buf, n, (i, hits) => onLine(i, hits.matches(), hits.text()), staged);
   }
 }

@@ -15,7 +15,7 @@ const LONG_LINE = 4 << 20;
 const EMPTY = Buffer.alloc(0);
 /** The reader's blocks: a 1 MiB read with the partial line before it (up to 64 KiB) is one block,
  * not a block and a few lines after it (the engine stages blocks up to 1 MiB + 128 KiB ahead). */
-const BLOCK_BYTES = (1 << 20) + (64 << 10);
+export const BLOCK_BYTES = (1 << 20) + (64 << 10);
 /** A block not handed to the scan thread waits its turn behind the ones that are when it is at most
  * this large (scanned in this thread, beside them: see BlocksAhead). */
 const HELD_UNSTAGED_MAX = 64 << 10;

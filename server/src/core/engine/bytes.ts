@@ -399,6 +399,8 @@ export interface NativeScanner {
    * scanned by the helper thread, by this thread where the helper had not begun them, or again
    * with more room (their hits did not fit, or the helper failed). */
   readonly splits: number;
+  /** Of the split blocks, those staged ahead of their walk (stage). */
+  readonly staged: number;
   readonly parts: number;
   readonly helped: number;
   readonly stolen: number;

@@ -376,10 +376,12 @@ class WasmScanner implements NativeScanner {
    * those of the helpers before it. */
   private helperVerified = 0;
   private helperBase = 0;
-  /** Blocks split into parts, and what became of their later parts (each counts once): scanned
-   * by the helper, scanned by this thread where the helper had not begun them, or scanned again
-   * here with more room (their hits did not fit, or the helper failed). */
+  /** Blocks split into parts (of them, those staged ahead), and what became of their later parts
+   * (each counts once): scanned by the helper, scanned by this thread where the helper had not
+   * begun them, or scanned again here with more room (their hits did not fit, or the helper
+   * failed). */
   splits = 0;
+  staged = 0;
   parts = 0;
   helped = 0;
   stolen = 0;
@@ -452,6 +454,7 @@ class WasmScanner implements NativeScanner {
     if (staged instanceof Staged && staged.owner === this && staged.n === n && !staged.walked && !staged.dead) {
       staged.walked = true;
       this.splits++;
+      this.staged++;
       this.parts += staged.parts.length;
       return { next: this.partsOf(buf, staged.parts, staged.helper, staged.job) };
     }
