@@ -79,7 +79,7 @@ export function forEachByteBlock(file: string, onBlock: (buf: Uint8Array, n: num
   const chunk = Buffer.allocUnsafe(CHUNK);
   const blocks = ahead ? new LineBlocks(undefined, BLOCK_BYTES, undefined, { keep: STAGED_AHEAD }) : new LineBlocks();
   let count = 0;
-  const walker = ahead ? new BlocksAhead(ahead, onBlock) : undefined;
+  const walker = ahead ? new BlocksAhead(ahead, STAGED_AHEAD, onBlock) : undefined;
   const take = (buf: Uint8Array, n: number): void => {
     count++;
     if (walker) walker.push(buf, n);

@@ -245,6 +245,7 @@ describe('engine: blocks staged ahead of their walk (stageBytes, core/lineScan B
         for (const m of hits.matches()) seen.push([n, `${m.entry}@${m.start}-${m.end}:${m.text}`]);
       },
       async () => ++chunks < stopAfter,
+      { ahead: true },
     );
     return { lines: st.lines, seen };
   }
@@ -340,6 +341,36 @@ describe('engine: blocks staged ahead of their walk (stageBytes, core/lineScan B
       assert.equal(native(e).staged - stagedBefore, blocks.length - 1, 'all but block 0 walked as staged');
       assert.deepEqual(matches(2), ref(2));
       accounted(e);
+    } finally {
+      e.stopScanThread();
+    }
+  });
+
+  it('a live stream (ahead off, as for stdin): the lines of each read are matched before the next read, with the thread on', async () => {
+    const e = MatchEngine.build(entries);
+    e.useScanThread(spawn);
+    try {
+      const body = Buffer.from(text.repeat(3), 'utf8');
+      const cuts: number[] = [];
+      for (let at = 0; at < body.length; at += 200_000) cuts.push(at);
+      cuts.push(body.length);
+      let seen = 0;
+      const late: string[] = [];
+      const ref = MatchEngine.build(entries);
+      async function* reads() {
+        for (let k = 0; k + 1 < cuts.length; k++) {
+          yield body.subarray(cuts[k]!, cuts[k + 1]!);
+          // read k + 1 is asked for once read k - 1 was handed on (the stream holds one read): by
+          // then the matched lines that ended in read k - 1 are reported
+          if (k === 0) continue;
+          const whole = body.subarray(0, cuts[k]!).lastIndexOf(10) + 1;
+          const want = reference(ref, body.subarray(0, whole).toString('utf8')).length;
+          if (seen < want) late.push(`read ${k - 1}: ${seen} of ${want} lines`);
+        }
+      }
+      const st = await forEachMatchingLine(Readable.from(reads(), { highWaterMark: 1 }), e, () => seen++, undefined, { ahead: false });
+      assert.deepEqual(late, []);
+      assert.equal(st.lines, body.toString('utf8').split('\n').length - 1);
     } finally {
       e.stopScanThread();
     }

@@ -116,7 +116,7 @@ export async function forEachMatchingLine(
   engine: MatchEngine,
   onLine: (lineNumber: number, hits: LineHits) => void,
   afterChunk: () => Promise<boolean | void> = async () => undefined,
-  opts: { blocks?: BlockHooks } = {},
+  opts: { blocks?: BlockHooks; ahead?: boolean } = {},
 ): Promise<LineStats> {
   const stats: LineStats = { lines: 0, truncatedLines: 0 };
   let long: LongLine | undefined;
@@ -142,14 +142,16 @@ export async function forEachMatchingLine(
     },
   };
   const hooks = opts.blocks;
-  // each block is handed to the engine's scan thread while the one before it is walked
-  const ahead = new BlocksAhead(engine, (buf, n, staged) => {
+  // each block is handed to the engine's scan thread while the ones before it are walked (an
+  // input that is all there, a file: a live stream's lines are matched as they come)
+  const depth = opts.ahead ? STAGED_AHEAD : 0;
+  const ahead = new BlocksAhead(engine, depth, (buf, n, staged) => {
     const base = stats.lines;
     hooks?.begin(buf, n, base + 1);
     stats.lines += engine.scanBytes(buf, n, (i, h) => onLine(base + i + 1, h), staged);
     hooks?.end(stats.lines);
   });
-  const blocks = new LineBlocks(LONG_LINE, BLOCK_BYTES, sink, { keep: STAGED_AHEAD });
+  const blocks = new LineBlocks(LONG_LINE, BLOCK_BYTES, sink, { keep: depth });
   const onBlock = (buf: Uint8Array, n: number): void => ahead.push(buf, n);
   for await (const chunk of input) {
     blocks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Uint8Array), onBlock);
@@ -173,20 +175,28 @@ export async function forEachMatchingLine(
  * scans the next blocks while this thread walks (neither waits while one block is slow for one of
  * them). A block that is not handed over waits its turn as well when it is small (a few lines
  * between two reads: scanned in this thread when its turn comes); a large one (a line over a
- * block's size) is walked after the ones before, at once, with the thread's help. The bytes of a
- * pushed block must stay as they are until STAGED_AHEAD more pushes (or a flush) return:
- * LineBlocks with `keep: STAGED_AHEAD`. Call flush() at the end, and before anything that must
- * come after the blocks pushed so far (a long line).
+ * block's size) is walked after the ones before, at once, with the thread's help. `depth` blocks
+ * at most are held back (STAGED_AHEAD; 0: each block walked as it comes, nothing staged: a live
+ * stream, whose next block may be long in coming). The bytes of a pushed block must stay as they
+ * are until `depth` more pushes (or a flush) return: LineBlocks with `keep: depth`. Call flush()
+ * at the end, and before anything that must come after the blocks pushed so far (a long line).
  */
 export class BlocksAhead {
   private readonly held: { buf: Uint8Array; n: number; staged: StagedBlock | undefined }[] = [];
 
   constructor(
     private readonly engine: MatchEngine,
+    private readonly depth: number,
     private readonly walk: (buf: Uint8Array, n: number, staged: StagedBlock | undefined) => void,
-  ) {}
+  ) {
+    if (depth > STAGED_AHEAD) throw new RangeError(`BlocksAhead: at most ${STAGED_AHEAD} blocks ahead`);
+  }
 
   push(buf: Uint8Array, n: number): void {
+    if (this.depth === 0) {
+      this.walk(buf, n, undefined);
+      return;
+    }
     const staged = this.engine.stageBytes(buf, n);
     if (!staged && n > HELD_UNSTAGED_MAX) {
       this.flush();
@@ -194,7 +204,7 @@ export class BlocksAhead {
       return;
     }
     this.held.push({ buf, n, staged });
-    if (this.held.length > STAGED_AHEAD) this.walkOldest();
+    if (this.held.length > this.depth) this.walkOldest();
   }
 
   /** Walk the blocks held back, in order. */

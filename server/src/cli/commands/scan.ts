@@ -272,7 +272,8 @@ export const scan: Command = {
             if (out.full) await out.flush();
             return !out.closed;
           },
-          { blocks },
+          // (a file is read ahead of its walk; stdin, maybe a live stream, line by line as it comes)
+          { blocks, ahead: f !== '-' },
         );
         blocks.finish();
         flushTrace();
