@@ -9,6 +9,7 @@
 // out on their first match.
 import { type ScoredRecord, knownPatternBits } from './confidence';
 import { type ErrorRecord, type Severity, SEVERITIES, severityRank } from './record';
+import type { EngineEntry } from './engine/types';
 
 /** The columns the engine's entries do not hold (the index cache's `scan` section). */
 export interface ScanExtra {
@@ -19,11 +20,9 @@ export interface ScanExtra {
   flags: Uint8Array;
 }
 
-/** The entries' columns (id, pattern, error code) and the extra ones. */
+/** The engine's entries (id, pattern, error code) and the extra columns. */
 export interface ScanColumns extends ScanExtra {
-  id: readonly string[];
-  pattern: readonly string[];
-  errorCode: readonly (string | null)[];
+  entries: readonly EngineEntry[];
 }
 
 const CLASS_ONLY = 1;
@@ -46,7 +45,7 @@ export function validColumns(c: unknown, n: number): c is ScanColumns {
   const x = c as Partial<ScanColumns> | null;
   return (
     !!x &&
-    [x.id, x.pattern, x.errorCode, x.errorClass].every((a) => Array.isArray(a) && a.length === n) &&
+    [x.entries, x.errorClass].every((a) => Array.isArray(a) && a.length === n) &&
     x.specificity instanceof Float64Array &&
     x.specificity.length === n &&
     x.flags instanceof Uint8Array &&
@@ -75,7 +74,7 @@ export function recordsView(records: readonly ErrorRecord[]): ScanView {
 export class ScanRecords implements ScanView {
   private readonly scored: (ScoredRecord | undefined)[];
   constructor(private readonly cols: ScanColumns) {
-    this.scored = new Array<ScoredRecord | undefined>(cols.id.length);
+    this.scored = new Array<ScoredRecord | undefined>(cols.entries.length);
   }
 
   scoredRecord(entry: number): ScoredRecord {
@@ -83,10 +82,11 @@ export class ScanRecords implements ScanView {
     if (!r) {
       const c = this.cols;
       const spec = c.specificity[entry]!;
+      const e = c.entries[entry]!;
       r = {
-        messagePattern: c.pattern[entry]!,
+        messagePattern: e.pattern,
         errorClass: c.errorClass[entry]!,
-        errorCode: c.errorCode[entry]!,
+        errorCode: e.errorCode,
         ...(Number.isNaN(spec) ? {} : { specificity: spec }),
         ...((c.flags[entry]! & CLASS_ONLY) !== 0 ? { tags: CLASS_ONLY_TAGS } : {}),
       };
@@ -96,7 +96,7 @@ export class ScanRecords implements ScanView {
   }
 
   id(entry: number): string {
-    return this.cols.id[entry]!;
+    return this.cols.entries[entry]!.id;
   }
 
   severity(entry: number): Severity {

@@ -18,8 +18,9 @@
 // (the scan loads and builds as if there were no cache, and writes a good one). Writes go to a
 // temporary file renamed into place, so a reader sees the old file or the new one, never half.
 //
-// What the engine needs of every record (id, pattern, capture names, error code) is one section,
-// decoded whole into plain entries. Records come back lazily: the fields matching, ranking,
+// What the engine needs of every record (id, pattern, capture names, error code) is one text
+// (entryTable.ts): it is decoded at start, each entry's strings on their first read. Records come
+// back lazily: the fields matching, ranking,
 // confidence and the json/count output use ("lite") are parsed from the record's own row the first
 // time the record is read; the rest (documentation, solutions, source code…: the "heavy" fields)
 // from the records file, the first time one of them is read (text and sarif output, once per
@@ -42,10 +43,11 @@ import { listRecordFiles } from '../load/walk';
 import { cacheHome } from '../dataset';
 import { runInSlices } from '../slices';
 import { type ScanColumns, type ScanExtra, emptyExtra, setExtra, validColumns } from '../scanColumns';
+import { type EntrySections, decodeEntries, encodeEntries } from './entryTable';
 
 const MAGIC = Buffer.from('EEIDX\x01\n', 'latin1');
 /** Bump when the file layout or what a section holds changes. */
-const FORMAT = 7;
+const FORMAT = 8;
 /** Cache files kept (newest first by modification time); older ones are removed after a write. */
 const MAX_ENTRIES = 4;
 /** Record sources smaller than this load faster than a cache file is read: not cached. */
@@ -522,9 +524,6 @@ interface Meta {
   count: number;
 }
 
-/** The engine's view of every record, column by column: ids, patterns, error codes, capture names. */
-type EntryColumns = [string[], string[], (string | null)[], string[][]];
-
 function decode(sections: Map<string, Buffer>, blob: RecordsBlob | undefined): CachedLoad {
   const need = (name: string): Buffer => {
     const s = sections.get(name);
@@ -539,17 +538,15 @@ function decode(sections: Map<string, Buffer>, blob: RecordsBlob | undefined): C
   const offsets = v8.deserialize(need('recordOffsets')) as Float64Array;
   const snapshot = v8.deserialize(need('engine')) as EngineSnapshot;
   const stored = { bytes: snapshot.bytes !== undefined, strings: snapshot.strings !== undefined };
-  const cols = JSON.parse(need('entries').toString('utf8')) as EntryColumns;
   if (!(liteAt instanceof Float64Array) || !(offsets instanceof Float64Array) || liteAt.length !== n + 1 || offsets.length !== n + 1 || liteAt[n] !== liteText.length) throw new Error('record count');
-  if (!Array.isArray(cols) || cols.length !== 4 || cols.some((c) => !Array.isArray(c) || c.length !== n)) throw new Error('entry count');
-  const [ids, patterns, codes, captures] = cols;
-  const entries = new Array<EngineEntry>(n);
-  for (let i = 0; i < n; i++) entries[i] = { id: ids[i]!, pattern: patterns[i]!, captureNames: captures[i]!, errorCode: codes[i]! };
+  // (each entry's strings made on its first read)
+  const at = v8.deserialize(need('entryAt')) as Partial<EntrySections> | null;
+  const entries = decodeEntries({ text: need('entries'), at: at?.at as Int32Array, noCode: at?.noCode as Uint8Array, encoding: at?.encoding as EntrySections['encoding'] }, n);
   const store: Store = { blob, offsets };
   const records = lazyList<ErrorRecord>(n, (i) => lazyRecord(JSON.parse(liteText.toString('utf8', liteAt[i]!, liteAt[i + 1]!)) as unknown[], store, i));
   const engine = MatchEngine.restore(entries, snapshot);
   const scan = v8.deserialize(need('scan')) as ScanExtra;
-  const scanColumns = { id: ids, pattern: patterns, errorCode: codes, errorClass: scan?.errorClass, specificity: scan?.specificity, flags: scan?.flags };
+  const scanColumns = { entries, errorClass: scan?.errorClass, specificity: scan?.specificity, flags: scan?.flags };
   if (!validColumns(scanColumns, n)) throw new Error('scan columns');
   return { catalog: new Catalog(records, engine), problems: meta.problems, sources: meta.sources, scanColumns, stored };
 }
@@ -770,10 +767,7 @@ function* writeSteps(dir: string, key: string, load: CachedLoad, entries: readon
     const offsets = new Float64Array(n + 1);
     const liteParts: Buffer[] = [];
     const liteAt = new Float64Array(n + 1);
-    const ids: string[] = new Array<string>(n);
-    const patterns: string[] = new Array<string>(n);
-    const codes: (string | null)[] = new Array<string | null>(n);
-    const captures: string[][] = new Array<string[]>(n);
+    const engineEntries = new Array<EngineEntry>(n);
     const scan = emptyExtra(n);
     try {
       const heavyOut = new ByteWriter((b) => {
@@ -793,11 +787,7 @@ function* writeSteps(dir: string, key: string, load: CachedLoad, entries: readon
           for (let k = 0; k < HEAVY.length; k++) heavyRow[k] = r[HEAVY[k]!] ?? null;
           heavyOut.string(JSON.stringify(heavyRow));
         }
-        const e = entries?.[i] ?? engineEntry(records[i]!);
-        ids[i] = e.id;
-        patterns[i] = e.pattern;
-        codes[i] = e.errorCode;
-        captures[i] = e.captureNames;
+        engineEntries[i] = entries?.[i] ?? engineEntry(records[i]!);
         setExtra(scan, i, records[i]!);
         if (i % WRITE_STEP === WRITE_STEP - 1) yield;
       }
@@ -821,7 +811,8 @@ function* writeSteps(dir: string, key: string, load: CachedLoad, entries: readon
     yield;
     sections.push(['liteOffsets', v8.serialize(liteAt)], ['recordOffsets', v8.serialize(offsets)]);
     yield;
-    sections.push(['entries', Buffer.from(JSON.stringify([ids, patterns, codes, captures] satisfies EntryColumns), 'utf8')]);
+    const table = encodeEntries(n, (i) => engineEntries[i]!);
+    sections.push(['entries', table.text], ['entryAt', v8.serialize({ at: table.at, noCode: table.noCode, encoding: table.encoding })]);
     sections.push(['scan', v8.serialize(scan satisfies ScanExtra)]);
     yield;
     sections.push(['engine', v8.serialize(load.catalog.engine.snapshot())]);
