@@ -309,6 +309,23 @@ describe('engine: blocks staged ahead of their walk (stageBytes, core/lineScan B
     }
   });
 
+  it('an input that fails mid-scan frees what it staged (the error is the input\'s): the next scans split blocks again', async () => {
+    const e = MatchEngine.build(entries);
+    e.useScanThread(spawn);
+    try {
+      async function* failing() {
+        yield input.subarray(0, 3_000_000);
+        throw new Error('disk went away');
+      }
+      await assert.rejects(forEachMatchingLine(Readable.from(failing()), e, () => undefined, undefined, { ahead: true }), /disk went away/);
+      const before = splits(e);
+      assert.deepEqual(viaBytes(e, text).got, reference(MatchEngine.build(entries), text));
+      assert.equal(splits(e), before + 1, 'the staged blocks were freed');
+    } finally {
+      e.stopScanThread();
+    }
+  });
+
   it(`a block staged into the slot of one not walked yet (${STAGED_AHEAD + 1} later stages) makes that one an ordinary block: the same results, in any walk order`, () => {
     const e = MatchEngine.build(entries);
     e.useScanThread(spawn);

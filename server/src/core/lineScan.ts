@@ -153,17 +153,21 @@ export async function forEachMatchingLine(
   });
   const blocks = new LineBlocks(LONG_LINE, BLOCK_BYTES, sink, { keep: depth });
   const onBlock = (buf: Uint8Array, n: number): void => ahead.push(buf, n);
-  for await (const chunk of input) {
-    blocks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Uint8Array), onBlock);
-    if ((await afterChunk()) === false) {
-      ahead.drop();
-      input.destroy();
-      stats.truncatedLines = blocks.truncatedLines;
-      return stats;
+  try {
+    for await (const chunk of input) {
+      blocks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Uint8Array), onBlock);
+      if ((await afterChunk()) === false) {
+        input.destroy();
+        stats.truncatedLines = blocks.truncatedLines;
+        return stats;
+      }
     }
+    blocks.end(onBlock);
+    ahead.flush();
+  } finally {
+    // (stopped early, or the input failed: the blocks held back are not walked)
+    ahead.drop();
   }
-  blocks.end(onBlock);
-  ahead.flush();
   stats.truncatedLines = blocks.truncatedLines;
   return stats;
 }
