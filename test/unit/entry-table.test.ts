@@ -1,8 +1,8 @@
-// core/indexCache/entryTable.ts: the engine's entries as the index cache stores them (one text, the
-// offsets of each field), decoded entry by entry on first read.
+// core/indexCache/entryTable.ts: the engine's entries (and each record's error class) as the index
+// cache stores them (one text, the offsets of each field), decoded entry by entry on first read.
 import * as assert from 'node:assert/strict';
 import * as v8 from 'node:v8';
-import { decodeEntries, encodeEntries } from '../../server/src/core/indexCache/entryTable';
+import { decodeEntries, encodeEntries, type EntrySections } from '../../server/src/core/indexCache/entryTable';
 import type { EngineEntry } from '../../server/src/core/engine/types';
 
 const plain = (e: EngineEntry): EngineEntry => ({ id: e.id, pattern: e.pattern, captureNames: e.captureNames, errorCode: e.errorCode });
@@ -15,43 +15,58 @@ describe('index cache: the entry table', () => {
     { id: 'c3', pattern: '"quoted" (.+?)\\n(.+?)', captureNames: ['a "b"', 'line\nbreak', 'nul\u0000', '{}'], errorCode: 'ERR_X' },
     { id: 'surrogate \ud83d', pattern: '\ud800 lone', captureNames: ['\udfff'], errorCode: null },
   ];
+  const classes: (string | null)[] = ['OSError', null, '', 'Über.Error', 'Lone\udc00'];
+  const encode = (n: number) =>
+    encodeEntries(
+      n,
+      (i) => entries[i]!,
+      (i) => classes[i]!,
+    );
 
-  it('gives back every field as it was (other scripts, emoji, quotes, line breaks, NUL, an empty and a null error code), through v8 serialization', () => {
-    const t = encodeEntries(entries.length - 1, (i) => entries[i]!);
+  it('gives back every field as it was (other scripts, emoji, quotes, line breaks, NUL, empty and null codes and classes), through v8 serialization', () => {
+    const n = entries.length - 1;
+    const t = encode(n);
     assert.equal(t.encoding, 'utf8');
-    const back = v8.deserialize(v8.serialize({ at: t.at, noCode: t.noCode })) as { at: Int32Array; noCode: Uint8Array };
-    const got = decodeEntries({ text: Buffer.from(t.text), at: back.at, noCode: back.noCode, encoding: t.encoding }, entries.length - 1);
-    assert.deepEqual(got.map(plain), entries.slice(0, -1));
-    assert.equal(got[0]!.errorCode, null);
-    assert.equal(got[2]!.errorCode, '');
+    const back = v8.deserialize(v8.serialize({ at: t.at, nulls: t.nulls })) as { at: Int32Array; nulls: Uint8Array };
+    const got = decodeEntries({ text: Buffer.from(t.text), at: back.at, nulls: back.nulls, encoding: t.encoding }, n);
+    assert.deepEqual(got.entries.map(plain), entries.slice(0, n));
+    assert.deepEqual(
+      got.entries.map((_, i) => got.errorClass(i)),
+      classes.slice(0, n),
+    );
+    assert.equal(got.entries[0]!.errorCode, null);
+    assert.equal(got.entries[2]!.errorCode, '');
     // read twice: the same values
-    assert.equal(got[1]!.pattern, entries[1]!.pattern);
-    assert.equal(got[3]!.captureNames, got[3]!.captureNames);
+    assert.equal(got.entries[1]!.pattern, entries[1]!.pattern);
+    assert.equal(got.entries[3]!.captureNames, got.entries[3]!.captureNames);
   });
 
-  it('a lone surrogate in an id or pattern (which UTF-8 cannot hold) comes back exactly: the table is UTF-16 then', () => {
-    const t = encodeEntries(entries.length, (i) => entries[i]!);
+  it('a lone surrogate in an id, pattern or class (which UTF-8 cannot hold) comes back exactly: the table is UTF-16 then', () => {
+    const t = encode(entries.length);
     assert.equal(t.encoding, 'utf16le');
-    assert.deepEqual(decodeEntries(t, entries.length).map(plain), entries);
+    const got = decodeEntries(t, entries.length);
+    assert.deepEqual(got.entries.map(plain), entries);
+    assert.equal(got.errorClass(4), classes[4]);
   });
 
-  it('a table that is not one of n entries is refused (count, offsets backwards or past the text, a shorter text)', () => {
-    const t = encodeEntries(entries.length, (i) => entries[i]!);
-    assert.throws(() => decodeEntries(t, entries.length + 1), /entry count/);
+  it('a table that is not one of n entries is refused (count, offsets backwards or past the text, a shorter text, an unknown encoding)', () => {
+    const t = encode(entries.length - 1);
+    const n = entries.length - 1;
+    const refused = (s: Partial<EntrySections>, count = n) => () => decodeEntries({ ...t, ...s } as EntrySections, count);
+    assert.throws(refused({}, n + 1), /entry count/);
     const back = new Int32Array(t.at);
     back[3] = back[2]! - 1;
-    assert.throws(() => decodeEntries({ ...t, at: back }, entries.length), /entry offsets/);
+    assert.throws(refused({ at: back }), /entry offsets/);
     const past = new Int32Array(t.at);
     past[past.length - 1] = past[past.length - 1]! + 5;
-    assert.throws(() => decodeEntries({ ...t, at: past }, entries.length), /entry text/);
-    assert.throws(() => decodeEntries({ ...t, text: t.text.subarray(0, t.text.length - 3) }, entries.length), /entry text/);
-    assert.throws(() => decodeEntries({ ...t, noCode: new Uint8Array(2) }, entries.length), /entry count/);
-    assert.throws(() => decodeEntries({ ...t, at: undefined as unknown as Int32Array }, entries.length), /entry count/);
-    assert.throws(() => decodeEntries({ ...t, encoding: 'latin1' as 'utf8' }, entries.length), /entry encoding/);
+    assert.throws(refused({ at: past }), /entry text/);
+    assert.throws(refused({ text: t.text.subarray(0, t.text.length - 3) }), /entry text/);
+    assert.throws(refused({ nulls: new Uint8Array(2) }), /entry count/);
+    assert.throws(refused({ at: undefined }), /entry count/);
+    assert.throws(refused({ encoding: 'latin1' as 'utf8' }), /entry encoding/);
   });
 
   it('no entries: an empty table', () => {
-    const t = encodeEntries(0, () => entries[0]!);
-    assert.deepEqual(decodeEntries(t, 0), []);
+    assert.deepEqual(decodeEntries(encode(0), 0).entries, []);
   });
 });

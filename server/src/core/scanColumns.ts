@@ -11,18 +11,20 @@ import { type ScoredRecord, knownPatternBits } from './confidence';
 import { type ErrorRecord, type Severity, SEVERITIES, severityRank } from './record';
 import type { EngineEntry } from './engine/types';
 
-/** The columns the engine's entries do not hold (the index cache's `scan` section). */
+/** The columns the engine's entries and the index cache's entry table do not hold (its `scan`
+ * section). */
 export interface ScanExtra {
-  errorClass: readonly (string | null)[];
   /** patternBits of each pattern (core/confidence), NaN where it was not worked out. */
   specificity: Float64Array;
   /** Bit 0: tagged class-only; bits 1-2: severity rank (record.ts SEVERITIES). */
   flags: Uint8Array;
 }
 
-/** The engine's entries (id, pattern, error code) and the extra columns. */
+/** The engine's entries (id, pattern, error code), each record's error class, and the extra
+ * columns. */
 export interface ScanColumns extends ScanExtra {
   entries: readonly EngineEntry[];
+  errorClass(entry: number): string | null;
 }
 
 const CLASS_ONLY = 1;
@@ -30,12 +32,11 @@ const CLASS_ONLY_TAGS: readonly string[] = ['class-only'];
 
 /** Extra columns of n rows, to be filled by setExtra. */
 export function emptyExtra(n: number): ScanExtra {
-  return { errorClass: new Array<string | null>(n), specificity: new Float64Array(n), flags: new Uint8Array(n) };
+  return { specificity: new Float64Array(n), flags: new Uint8Array(n) };
 }
 
 /** Row i of the extra columns from `record`. */
 export function setExtra(cols: ScanExtra, i: number, record: ErrorRecord): void {
-  (cols.errorClass as (string | null)[])[i] = record.errorClass ?? null;
   cols.specificity[i] = knownPatternBits(record.messagePattern) ?? NaN;
   cols.flags[i] = (record.tags?.includes('class-only') ? CLASS_ONLY : 0) | (Math.max(0, severityRank(record.severity)) << 1);
 }
@@ -45,7 +46,9 @@ export function validColumns(c: unknown, n: number): c is ScanColumns {
   const x = c as Partial<ScanColumns> | null;
   return (
     !!x &&
-    [x.entries, x.errorClass].every((a) => Array.isArray(a) && a.length === n) &&
+    Array.isArray(x.entries) &&
+    x.entries.length === n &&
+    typeof x.errorClass === 'function' &&
     x.specificity instanceof Float64Array &&
     x.specificity.length === n &&
     x.flags instanceof Uint8Array &&
@@ -85,7 +88,7 @@ export class ScanRecords implements ScanView {
       const e = c.entries[entry]!;
       r = {
         messagePattern: e.pattern,
-        errorClass: c.errorClass[entry]!,
+        errorClass: c.errorClass(entry),
         errorCode: e.errorCode,
         ...(Number.isNaN(spec) ? {} : { specificity: spec }),
         ...((c.flags[entry]! & CLASS_ONLY) !== 0 ? { tags: CLASS_ONLY_TAGS } : {}),

@@ -47,7 +47,7 @@ import { type EntrySections, decodeEntries, encodeEntries } from './entryTable';
 
 const MAGIC = Buffer.from('EEIDX\x01\n', 'latin1');
 /** Bump when the file layout or what a section holds changes. */
-const FORMAT = 8;
+const FORMAT = 9;
 /** Cache files kept (newest first by modification time); older ones are removed after a write. */
 const MAX_ENTRIES = 4;
 /** Record sources smaller than this load faster than a cache file is read: not cached. */
@@ -541,12 +541,13 @@ function decode(sections: Map<string, Buffer>, blob: RecordsBlob | undefined): C
   if (!(liteAt instanceof Float64Array) || !(offsets instanceof Float64Array) || liteAt.length !== n + 1 || offsets.length !== n + 1 || liteAt[n] !== liteText.length) throw new Error('record count');
   // (each entry's strings made on its first read)
   const at = v8.deserialize(need('entryAt')) as Partial<EntrySections> | null;
-  const entries = decodeEntries({ text: need('entries'), at: at?.at as Int32Array, noCode: at?.noCode as Uint8Array, encoding: at?.encoding as EntrySections['encoding'] }, n);
+  const table = decodeEntries({ text: need('entries'), at: at?.at as Int32Array, nulls: at?.nulls as Uint8Array, encoding: at?.encoding as EntrySections['encoding'] }, n);
+  const entries = table.entries;
   const store: Store = { blob, offsets };
   const records = lazyList<ErrorRecord>(n, (i) => lazyRecord(JSON.parse(liteText.toString('utf8', liteAt[i]!, liteAt[i + 1]!)) as unknown[], store, i));
   const engine = MatchEngine.restore(entries, snapshot);
   const scan = v8.deserialize(need('scan')) as ScanExtra;
-  const scanColumns = { entries, errorClass: scan?.errorClass, specificity: scan?.specificity, flags: scan?.flags };
+  const scanColumns = { entries, errorClass: table.errorClass, specificity: scan?.specificity, flags: scan?.flags };
   if (!validColumns(scanColumns, n)) throw new Error('scan columns');
   return { catalog: new Catalog(records, engine), problems: meta.problems, sources: meta.sources, scanColumns, stored };
 }
@@ -811,8 +812,12 @@ function* writeSteps(dir: string, key: string, load: CachedLoad, entries: readon
     yield;
     sections.push(['liteOffsets', v8.serialize(liteAt)], ['recordOffsets', v8.serialize(offsets)]);
     yield;
-    const table = encodeEntries(n, (i) => engineEntries[i]!);
-    sections.push(['entries', table.text], ['entryAt', v8.serialize({ at: table.at, noCode: table.noCode, encoding: table.encoding })]);
+    const table = encodeEntries(
+      n,
+      (i) => engineEntries[i]!,
+      (i) => records[i]!.errorClass ?? null,
+    );
+    sections.push(['entries', table.text], ['entryAt', v8.serialize({ at: table.at, nulls: table.nulls, encoding: table.encoding })]);
     sections.push(['scan', v8.serialize(scan satisfies ScanExtra)]);
     yield;
     sections.push(['engine', v8.serialize(load.catalog.engine.snapshot())]);
