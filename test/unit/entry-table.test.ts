@@ -41,6 +41,17 @@ describe('index cache: the entry table', () => {
     assert.equal(got.entries[3]!.captureNames, got.entries[3]!.captureNames);
   });
 
+  it('an all-ASCII table gives back its ids as they were too (read from its bytes)', () => {
+    const ascii: EngineEntry[] = [entries[0]!, entries[3]!, { id: 'x'.repeat(40), pattern: 'p', captureNames: [], errorCode: null }];
+    const t = encodeEntries(
+      ascii.length,
+      (i) => ascii[i]!,
+      () => null,
+    );
+    assert.equal(t.text.length, t.text.toString('utf8').length, 'the text is ASCII');
+    assert.deepEqual(decodeEntries(t, ascii.length).entries.map(plain), ascii);
+  });
+
   it('a lone surrogate in an id, pattern or class (which UTF-8 cannot hold) comes back exactly: the table is UTF-16 then', () => {
     const t = encode(entries.length);
     assert.equal(t.encoding, 'utf16le');
