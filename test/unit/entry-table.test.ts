@@ -77,6 +77,17 @@ describe('index cache: the entry table', () => {
     assert.throws(refused({ encoding: 'latin1' as 'utf8' }), /entry encoding/);
   });
 
+  it('an error code or class that is undefined comes back null', () => {
+    const t = encodeEntries(
+      1,
+      () => ({ id: 'u', pattern: 'p', captureNames: [], errorCode: undefined as unknown as null }),
+      () => undefined as unknown as null,
+    );
+    const got = decodeEntries(t, 1);
+    assert.equal(got.entries[0]!.errorCode, null);
+    assert.equal(got.errorClass(0), null);
+  });
+
   it('no entries: an empty table', () => {
     assert.deepEqual(decodeEntries(encode(0), 0).entries, []);
   });

@@ -41,7 +41,8 @@ export function encodeEntries(n: number, entry: (i: number) => EngineEntry, erro
     const e = entry(i);
     const cls = errorClass(i);
     const fields = [e.id, e.pattern, e.errorCode ?? '', JSON.stringify(e.captureNames), cls ?? ''];
-    nulls[i] = (e.errorCode === null ? NO_CODE : 0) | (cls === null ? NO_CLASS : 0);
+    // (undefined comes back null, as the JSON section this replaced gave it)
+    nulls[i] = (e.errorCode == null ? NO_CODE : 0) | (cls == null ? NO_CLASS : 0);
     for (let f = 0; f < FIELDS; f++) {
       at[i * FIELDS + f] = length;
       parts[i * FIELDS + f] = fields[f]!;
