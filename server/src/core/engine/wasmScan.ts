@@ -396,8 +396,8 @@ class WasmScanner implements NativeScanner {
     return this.stagedIn.some((b) => b !== undefined && !b.walked && !b.dead);
   }
 
-  /** Where the two slots' work areas start (above the area this thread's own scans of a block up
-   * to STAGE_MAX bytes use), and the bytes of each. */
+  /** Where the slots' work areas start (above the area this thread's own scans of a block up to
+   * STAGE_MAX bytes use; SLOT_BYTES each). */
   private get stageBase(): number {
     return layout(this.area, STAGE_MAX, STAGE_MAX + 1024).end;
   }
@@ -406,8 +406,9 @@ class WasmScanner implements NativeScanner {
    * Hand buf[0, n) to the helper ahead of its walk: its parts are copied to their work areas and
    * the helper scans them, one after another, while this thread walks the block before (the
    * caller keeps buf[0, n) as it is until then). Pass the result to scanParts with the same bytes;
-   * blocks are walked in the order staged, at most one staged block ahead of the one being walked
-   * (a block staged into the slot of one not walked yet makes that one an ordinary block).
+   * blocks are walked in the order staged, at most STAGED_AHEAD staged blocks ahead of the one
+   * being walked (a block staged into the slot of one not walked yet makes that one an ordinary
+   * block).
    * Undefined where there is no helper or the block is small or larger than STAGE_MAX.
    */
   stage(buf: Uint8Array, n: number): StagedBlock | undefined {
@@ -417,7 +418,7 @@ class WasmScanner implements NativeScanner {
     const base = this.stageBase + slot * SLOT_BYTES();
     const parts = cutParts(buf, 0, n, base);
     if (parts.length === 0 || parts[parts.length - 1]!.at.end > base + SLOT_BYTES()) return undefined;
-    // (the slot's last job, two blocks back, must be done before its areas are filled again)
+    // (the slot's last job, SLOTS jobs back, must be done before its areas are filled again)
     if (!helper.drain([slot])) {
       this.stopHelper();
       return undefined;
@@ -662,6 +663,7 @@ function splitPoint(buf: Uint8Array, at: number, n: number): number {
  * the part's status (0 free, 1 the helper's, 2 the caller's: claimed by compare-and-swap). */
 const SLOTS = STAGED_AHEAD + 1;
 const SLOT_WORDS = [1, 8, 12, 16, 20, 24, 28].slice(0, SLOTS);
+if (SLOT_WORDS.length < SLOTS) throw new Error('wasmScan: more job slots than control words (STAGED_AHEAD is at most 6)');
 const STOP_WORD = 4;
 const PART_WORDS = 32;
 const PART_STRIDE = 16;
