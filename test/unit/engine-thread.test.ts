@@ -273,10 +273,28 @@ describe('engine: blocks staged ahead of their walk (stageBytes, core/lineScan B
     assert.deepEqual(want.seen, ref);
   });
 
-  it('the same lines and matches as one thread, whatever the chunks; every large block staged, and each part scanned once', async () => {
+  /** An engine over the entries with a scan thread (`start`, given up after `timeoutMs`), stopped
+   * after `body`. */
+  async function withThread(body: (e: MatchEngine) => unknown, start = spawn, timeoutMs?: number): Promise<void> {
     const e = MatchEngine.build(entries);
-    assert.equal(e.useScanThread(spawn), true);
+    assert.equal(e.useScanThread(start, timeoutMs), true);
     try {
+      await body(e);
+    } finally {
+      e.stopScanThread();
+    }
+  }
+
+  /** No staged block waits for its walk: a block that is not staged splits again, with the
+   * results of matchLine. */
+  function assertFreed(e: MatchEngine): void {
+    const before = splits(e);
+    assert.deepEqual(viaBytes(e, text).got, reference(MatchEngine.build(entries), text));
+    assert.equal(splits(e), before + 1, 'the staged blocks were freed');
+  }
+
+  it('the same lines and matches as one thread, whatever the chunks; every large block staged, and each part scanned once', async () => {
+    await withThread(async (e) => {
       for (const seed of [1, 2, 3]) {
         const before = native(e).staged;
         const got = await scan(e, input, seed);
@@ -286,50 +304,33 @@ describe('engine: blocks staged ahead of their walk (stageBytes, core/lineScan B
       }
       accounted(e);
       assert.ok(native(e).helped > 0, 'the helper scanned parts');
-    } finally {
-      e.stopScanThread();
-    }
+    });
   });
 
   it('a scan stopped by its output (afterChunk false) frees what it staged: the next scans split blocks again, with the same results', async () => {
-    const e = MatchEngine.build(entries);
-    e.useScanThread(spawn);
-    try {
+    await withThread(async (e) => {
       const part = await scan(e, input, 1, 3);
       assert.ok(part.seen.length < want.seen.length);
       // a block that is not staged splits only where no staged block waits for its walk
-      const before = splits(e);
-      const got = viaBytes(e, text);
-      assert.equal(splits(e), before + 1, 'the staged blocks were freed');
-      assert.deepEqual(got.got, reference(MatchEngine.build(entries), text));
+      assertFreed(e);
       assert.deepEqual((await scan(e, input, 2)).seen, want.seen);
       accounted(e);
-    } finally {
-      e.stopScanThread();
-    }
+    });
   });
 
   it('an input that fails mid-scan frees what it staged (the error is the input\'s): the next scans split blocks again', async () => {
-    const e = MatchEngine.build(entries);
-    e.useScanThread(spawn);
-    try {
+    await withThread(async (e) => {
       async function* failing() {
         yield input.subarray(0, 3_000_000);
         throw new Error('disk went away');
       }
       await assert.rejects(forEachMatchingLine(Readable.from(failing()), e, () => undefined, undefined, { ahead: true }), /disk went away/);
-      const before = splits(e);
-      assert.deepEqual(viaBytes(e, text).got, reference(MatchEngine.build(entries), text));
-      assert.equal(splits(e), before + 1, 'the staged blocks were freed');
-    } finally {
-      e.stopScanThread();
-    }
+      assertFreed(e);
+    });
   });
 
-  it(`a block staged into the slot of one not walked yet (${STAGED_AHEAD + 1} later stages) makes that one an ordinary block: the same results, in any walk order`, () => {
-    const e = MatchEngine.build(entries);
-    e.useScanThread(spawn);
-    try {
+  it(`a block staged into the slot of one not walked yet (${STAGED_AHEAD + 1} later stages) makes that one an ordinary block: the same results, in any walk order`, async () => {
+    await withThread(async (e) => {
       const block = (i: number) => {
         const b = new Uint8Array(Buffer.byteLength(text) + 32);
         b.set(Buffer.from(text.slice(0, text.length - i * 1000).replace(/[^\n]*$/, ''), 'utf8'));
@@ -358,15 +359,11 @@ describe('engine: blocks staged ahead of their walk (stageBytes, core/lineScan B
       assert.equal(native(e).staged - stagedBefore, blocks.length - 1, 'all but block 0 walked as staged');
       assert.deepEqual(matches(2), ref(2));
       accounted(e);
-    } finally {
-      e.stopScanThread();
-    }
+    });
   });
 
   it('a live stream (ahead off, as for stdin): the lines of each read are matched before the next read, with the thread on', async () => {
-    const e = MatchEngine.build(entries);
-    e.useScanThread(spawn);
-    try {
+    await withThread(async (e) => {
       const body = Buffer.from(text.repeat(3), 'utf8');
       const cuts: number[] = [];
       for (let at = 0; at < body.length; at += 200_000) cuts.push(at);
@@ -388,24 +385,18 @@ describe('engine: blocks staged ahead of their walk (stageBytes, core/lineScan B
       const st = await forEachMatchingLine(Readable.from(reads(), { highWaterMark: 1 }), e, () => seen++, undefined, { ahead: false });
       assert.deepEqual(late, []);
       assert.equal(st.lines, body.toString('utf8').split('\n').length - 1);
-    } finally {
-      e.stopScanThread();
-    }
+    });
   });
 
   it('a thread that never answers: staged blocks are scanned here, after one timeout', async () => {
     const hung = (_source: string, _data: object) => new Worker('setInterval(() => {}, 1000)', { eval: true });
-    const e = MatchEngine.build(entries);
-    assert.equal(e.useScanThread(hung, 200), true);
-    try {
+    await withThread(async (e) => {
       const t0 = Date.now();
       const got = await scan(e, input, 3);
       assert.ok(Date.now() - t0 < 20_000, 'one timeout, not one per block');
       assert.equal(got.lines, want.lines);
       assert.deepEqual(got.seen, want.seen);
       assert.equal(native(e).helped, 0);
-    } finally {
-      e.stopScanThread();
-    }
+    }, hung, 200);
   });
 });

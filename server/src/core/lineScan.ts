@@ -121,22 +121,22 @@ export async function forEachMatchingLine(
   const stats: LineStats = { lines: 0, truncatedLines: 0 };
   let long: LongLine | undefined;
   const hits = new LineHits(undefined);
-  // a line longer than a block is matched to its end in bytes (engine/longLine.ts)
-  // (after the blocks before it: the one held back is walked first)
-  const longLine = (): LongLine => {
-    ahead.flush();
-    return engine.longLine((ms, prefix) => {
-      stats.lines++;
-      if (ms.length) {
-        hits.setJs(EMPTY, 0, 0, prefix, ms);
-        onLine(stats.lines, hits);
-      }
-    });
-  };
+  // a line longer than a block is matched to its end in bytes (engine/longLine.ts), after the
+  // blocks before it (those held back are walked first)
   const sink: LongLineSink = {
-    segment: (bytes) => (long ??= longLine()).segment(bytes),
+    segment: (bytes) => {
+      ahead.flush();
+      (long ??= engine.longLine((ms, prefix) => {
+        stats.lines++;
+        if (ms.length) {
+          hits.setJs(EMPTY, 0, 0, prefix, ms);
+          onLine(stats.lines, hits);
+        }
+      })).segment(bytes);
+    },
     end: () => {
-      const l = long ?? (ahead.flush(), engine.longLine(() => stats.lines++));
+      ahead.flush();
+      const l = long ?? engine.longLine(() => stats.lines++);
       long = undefined;
       l.end();
     },

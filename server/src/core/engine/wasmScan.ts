@@ -142,6 +142,9 @@ class WasmScanner implements NativeScanner {
   private readonly fn: Exports;
   /** Start of the per-block area (block, candidates, hits, lines); everything before is the index. */
   private readonly area: number;
+  /** Where the slots' work areas for staged blocks start (above the area this thread's own scans
+   * of a block up to STAGE_MAX bytes use; SLOT_BYTES each). */
+  private readonly stageBase: number;
 
   /** The helper thread's config block (a copy of the main one with its own chain scratch), or 0. */
   private readonly helperCfg: number = HELPER_CFG;
@@ -195,6 +198,7 @@ class WasmScanner implements NativeScanner {
       size = align(size + SPANS * 8);
     }
     this.area = size;
+    this.stageBase = layout(size, STAGE_MAX, STAGE_MAX + 1024).end;
     const initial = Math.ceil((size + (16 << 20)) / PAGE);
     this.mem = new api.Memory(shared ? { initial, maximum: MAX_PAGES, shared: true } : { initial });
     const inst = new api.Instance(mod, { env: { memory: this.mem } });
@@ -396,11 +400,6 @@ class WasmScanner implements NativeScanner {
     return this.stagedIn.some((b) => b !== undefined && !b.walked && !b.dead);
   }
 
-  /** Where the slots' work areas start (above the area this thread's own scans of a block up to
-   * STAGE_MAX bytes use; SLOT_BYTES each). */
-  private get stageBase(): number {
-    return layout(this.area, STAGE_MAX, STAGE_MAX + 1024).end;
-  }
 
   /**
    * Hand buf[0, n) to the helper ahead of its walk: its parts are copied to their work areas and
@@ -415,9 +414,9 @@ class WasmScanner implements NativeScanner {
     const helper = this.helper;
     if (!helper || n < SPLIT_MIN || n > STAGE_MAX) return undefined;
     const slot = helper.nextSlot;
-    const base = this.stageBase + slot * SLOT_BYTES();
+    const base = this.stageBase + slot * SLOT_BYTES;
     const parts = cutParts(buf, 0, n, base);
-    if (parts.length === 0 || parts[parts.length - 1]!.at.end > base + SLOT_BYTES()) return undefined;
+    if (parts.length === 0 || parts[parts.length - 1]!.at.end > base + SLOT_BYTES) return undefined;
     // (the slot's last job, SLOTS jobs back, must be done before its areas are filled again)
     if (!helper.drain([slot])) {
       this.stopHelper();
@@ -425,7 +424,7 @@ class WasmScanner implements NativeScanner {
     }
     const before = this.stagedIn[slot];
     if (before && !before.walked) before.dead = true;
-    this.reserve(this.stageBase + SLOTS * SLOT_BYTES());
+    this.reserve(this.stageBase + SLOTS * SLOT_BYTES);
     for (const p of parts) this.place(buf.subarray(p.start, p.end), p.end - p.start, p.at);
     const staged = new Staged(this, n, parts, helper, helper.post(this.helperCfg, parts.map((p) => ({ at: p.at, n: p.end - p.start }))));
     this.stagedIn[slot] = staged;
@@ -567,9 +566,6 @@ interface Part {
   at: Layout;
 }
 
-/** The bytes of one slot's work areas for staged blocks (their parts' layouts, one after another). */
-const SLOT_BYTES = (): number => layout(0, STAGE_MAX, firstCap(STAGE_MAX)).end + MAX_PARTS * (layout(0, 0, firstCap(0)).end + 512);
-
 /** A block staged ahead of its walk (WasmScanner.stage): its parts, in their work areas, posted to
  * the helper as `job`. */
 class Staged implements StagedBlock {
@@ -648,6 +644,9 @@ const FIRST_PART = 32 << 10;
  * last part's walk is the time the helper waits for the next block. */
 const PART_MIN = 64 << 10;
 const MAX_PARTS = 8;
+
+/** The bytes of one slot's work areas for staged blocks (their parts' layouts, one after another). */
+const SLOT_BYTES = layout(0, STAGE_MAX, firstCap(STAGE_MAX)).end + MAX_PARTS * (layout(0, 0, firstCap(0)).end + 512);
 
 /** Where a part of buf[0, n) that should end near `at` ends: after the first \n from `at` on (-1:
  * none before n's last byte). */
