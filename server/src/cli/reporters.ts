@@ -169,8 +169,8 @@ class CountReporter implements Reporter {
     }
     // most matched first, then by id (UTF-16 order, as the default sort): the same text whichever
     // way the scan found the matches. Grouped by count, each group sorted natively, and written
-    // member by member (an object of 20k+ keys then JSON.stringify took ~50 ms at 100k records;
-    // and an object would put keys that read as array indices first, whatever their count)
+    // member by member: an object would put keys that read as array indices first, whatever
+    // their count
     const byCount = new Map<number, string[]>();
     for (const [id, n] of this.byRecord) {
       const group = byCount.get(n);

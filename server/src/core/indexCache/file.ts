@@ -18,13 +18,12 @@
 // (the scan loads and builds as if there were no cache, and writes a good one). Writes go to a
 // temporary file renamed into place, so a reader sees the old file or the new one, never half.
 //
-// What the engine needs of every record (id, pattern, capture names, error code) is one text
-// (entryTable.ts): it is decoded at start, each entry's strings on their first read. Records come
-// back lazily: the fields matching, ranking,
-// confidence and the json/count output use ("lite") are parsed from the record's own row the first
-// time the record is read; the rest (documentation, solutions, source code…: the "heavy" fields)
-// from the records file, the first time one of them is read (text and sarif output, once per
-// record shown).
+// What the engine needs of every record (id, pattern, capture names, error code), and its error
+// class, is one text (entryTable.ts): it is decoded at start, each entry's strings on their first
+// read. Records come back lazily: the fields matching, ranking, confidence and the json/count
+// output use ("lite") are parsed from the record's own row the first time the record is read; the
+// rest (documentation, solutions, source code…: the "heavy" fields) from the records file, the
+// first time one of them is read (text and sarif output, once per record shown).
 //
 // Writing streams: each record's rows are encoded into one reused buffer that is hashed and written
 // as it fills, so a cold scan neither holds a second copy of the records as bytes nor concatenates
