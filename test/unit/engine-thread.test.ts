@@ -84,6 +84,43 @@ describe('engine: a second scan thread (useScanThread)', () => {
     assert.equal(splits(e), before);
   });
 
+  it('a thread started before its engine (earlyScanThread) is handed its data when the engine takes it: the same results; a second engine spawns its own; an unused one is stopped', async () => {
+    const spawned: string[] = [];
+    const counting = (source: string, data: object) => {
+      spawned.push(Object.keys(data).length ? 'with data' : 'early');
+      return spawn(source, data);
+    };
+    const early = MatchEngine.earlyScanThread(counting);
+    assert.deepEqual(spawned, ['early']);
+    const e = MatchEngine.build(toEntries(records));
+    const f = MatchEngine.build(toEntries(records));
+    try {
+      assert.equal(e.useScanThread(early.spawn), true);
+      assert.deepEqual(spawned, ['early'], 'the early thread was taken, none spawned');
+      assert.equal(f.useScanThread(early.spawn), true);
+      assert.deepEqual(spawned, ['early', 'with data'], 'a second engine spawns its own');
+      early.dispose(); // (taken: nothing to stop)
+      for (let i = 0; i < 4; i++) assert.deepEqual(viaBytes(e, text, i % 2).got, want);
+      assert.deepEqual(viaBytes(f, text).got, want);
+      accounted(e);
+      assert.ok(native(e).helped > 0, 'the early thread scanned parts');
+    } finally {
+      e.stopScanThread();
+      f.stopScanThread();
+    }
+    // started and never taken: dispose() stops it (its exit is seen)
+    const workers: Worker[] = [];
+    const unused = MatchEngine.earlyScanThread((source, data) => {
+      const w = spawn(source, data);
+      workers.push(w);
+      return w;
+    });
+    assert.equal(workers.length, 1);
+    const exited = new Promise<number>((resolve) => workers[0]!.once('exit', resolve));
+    unused.dispose();
+    await exited;
+  });
+
   it('a helper started again after a stop finds every match (its instance counts record stamps from 0 again)', () => {
     const e = MatchEngine.build(toEntries(records));
     e.useScanThread(spawn);

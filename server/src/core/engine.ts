@@ -24,12 +24,13 @@ import { runInSlices } from './slices';
 import { ChainMatcher, RegexMatcher, hasTerminator, terminators, type RawMatch } from './engine/matchers';
 import { type KeyStats, StringIndex, type StringIndexSnapshot } from './engine/keys';
 import { ByteIndex, type ByteIndexSnapshot, buildByteIndexOf, type SpawnThread, type StagedBlock } from './engine/bytes';
-import { ChainTable, wasmScanner } from './engine/wasmScan';
+import { ChainTable, earlyThread, wasmScanner } from './engine/wasmScan';
 import { type BlockHost, LineHits, type ScanStats, scanBlock, takeScanStats } from './engine/blocks';
 import { LongLine } from './engine/longLine';
 import { type Capture, type EngineEntry, type LineMatch, hasToken } from './engine/types';
 
 export { LineHits } from './engine/blocks';
+export type { SpawnThread } from './engine/bytes';
 
 export type { Capture, EngineEntry, LineMatch } from './engine/types';
 export { hasToken } from './engine/types';
@@ -573,6 +574,12 @@ export class MatchEngine {
    * 20 s). False when the scanner cannot (no WebAssembly, no shared memory). Builds the byte index
    * if needed.
    */
+  /** A scan thread started now, before the engine that will use it is loaded (its start-up then
+   * overlaps the load): pass its `spawn` to useScanThread; dispose() stops it if none took it. */
+  static earlyScanThread(spawn: SpawnThread): { spawn: SpawnThread; dispose(): void } {
+    return earlyThread(spawn);
+  }
+
   useScanThread(spawn: SpawnThread, timeoutMs?: number): boolean {
     return this.byteIndex().native?.startHelper(spawn, timeoutMs) ?? false;
   }

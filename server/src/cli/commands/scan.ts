@@ -14,7 +14,7 @@ import { checkReadable, formatProblem, loadCatalog } from '../records';
 import { type RecordMatch, bestOfBlock, continuesTrace, matchInBlock, recordMatch, traceChoice } from '../../core/catalog';
 import { DEFAULT_MIN_CONFIDENCE, type HitList, PlainScorer } from '../../core/confidence';
 import type { ErrorBlock } from '../../core/blocks';
-import { LineHits, type LineMatch } from '../../core/engine';
+import { LineHits, type LineMatch, MatchEngine } from '../../core/engine';
 import { BlockContext } from '../blockContext';
 import { ScanRecords, recordsView } from '../../core/scanColumns';
 import { FORMATS, type Format, type MatchEvent, createReporter, problemPath } from '../reporters';
@@ -177,9 +177,15 @@ export const scan: Command = {
     // the prose of records is read for explanations (text, markdown) and SARIF rules only
     const full = format === 'sarif' || ((format === 'text' || format === 'markdown') && !flag(p, 'no-explain'));
     const cache = flag(p, 'no-cache') ? undefined : { dir: indexCacheDir(io.env), minBytes: cacheMinBytes(io.env), full };
-    const loaded = await loadCatalog(stringsOption(p, 'records'), flag(p, 'no-bundled'), datasetRecords, cache ? { cache } : {});
+    // the scan's helper thread starts now: its start-up overlaps the loading of the records
+    const thread = threads > 1 && worthAThread(files) ? MatchEngine.earlyScanThread(spawnThread) : undefined;
+    const loaded = await loadCatalog(stringsOption(p, 'records'), flag(p, 'no-bundled'), datasetRecords, cache ? { cache } : {}).catch((e: unknown) => {
+      thread?.dispose();
+      throw e;
+    });
     const { catalog, problems } = loaded;
-    if (threads > 1 && worthAThread(files)) catalog.engine.useScanThread(spawnThread);
+    if (thread) catalog.engine.useScanThread(thread.spawn);
+    thread?.dispose(); // (stopped if the engine did not take it: no byte index to scan with)
     for (const pr of problems) if (pr.severity === 'error') io.stderr.write(formatProblem(pr) + '\n');
 
     const out = new Output(io.stdout);

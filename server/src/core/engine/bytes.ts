@@ -372,7 +372,14 @@ export interface ByteTiers {
  * require('node:worker_threads').workerData. The edges give one (the CLI: node:worker_threads);
  * the core imports no thread API, so it runs where there is none (the web build).
  */
-export type SpawnThread = (source: string, data: object) => { unref(): void; terminate(): unknown };
+export type SpawnThread = (source: string, data: object) => SpawnedThread;
+/** A thread SpawnThread started (a worker_threads Worker); postMessage: to hand a thread started
+ * before its data existed (earlyThread) its data. */
+export interface SpawnedThread {
+  unref(): void;
+  terminate(): unknown;
+  postMessage?(data: unknown): void;
+}
 
 /** The WebAssembly scanner's interface (engine/wasmScan.ts): the same hits as scanJs, or
  * undefined when it cannot take this block (then scanJs runs). */

@@ -3,7 +3,7 @@
 // once into the module's memory, each block is copied in, the hits are copied out. Returns
 // undefined wherever WebAssembly is unavailable; ByteIndex then scans in JS (same results).
 
-import { type ByteIndex, type ByteTier, type LongerKeys, type NativeLines, type NativePart, type NativeParts, type NativeScanner, type PairKeys, type SpawnThread, type StagedBlock, BUCKET_WORDS, STAGED_AHEAD } from './bytes';
+import { type ByteIndex, type ByteTier, type LongerKeys, type NativeLines, type NativePart, type NativeParts, type NativeScanner, type PairKeys, type SpawnThread, type SpawnedThread, type StagedBlock, BUCKET_WORDS, STAGED_AHEAD } from './bytes';
 import { SCAN_WASM_BASE64, SCAN_WASM_SHARED_BASE64 } from './scanWasm.generated';
 
 /** The part of the WebAssembly JS API used here (lib "dom" is not in this project's lib). */
@@ -672,8 +672,11 @@ const partWord = (slot: number, k: number): number => PART_WORDS + (slot * MAX_P
 /** The helper's code: a second instance of the module on the same memory, taking the jobs in the
  * order posted and scanning each job's parts one after another (see ScanHelper). */
 const HELPER_SOURCE = `
-const { workerData } = require('node:worker_threads');
-const { mod, memory, ctl } = workerData;
+const { workerData, parentPort } = require('node:worker_threads');
+// (started early, earlyThread: the data comes as the first message)
+if (workerData && workerData.mod) run(workerData);
+else parentPort.once('message', run);
+function run({ mod, memory, ctl }) {
 const x = new WebAssembly.Instance(mod, { env: { memory } }).exports;
 const c = new Int32Array(ctl);
 for (let taken = 0; ; taken++) {
@@ -705,7 +708,42 @@ for (let taken = 0; ; taken++) {
     Atomics.notify(c, w);
   }
 }
+}
 `;
+
+/**
+ * The scan helper's thread started before its scanner exists: its Node start-up (~25 ms) then
+ * overlaps the loading of the index instead of the first blocks of the scan. `spawn` of the
+ * result is what a scanner's startHelper takes: its first call hands the started thread its data
+ * (a message) and returns it; later calls spawn as `spawn` does. dispose(): the thread is stopped
+ * if no scanner took it (it never keeps the process alive either way).
+ */
+export function earlyThread(spawn: SpawnThread): { spawn: SpawnThread; dispose(): void } {
+  let early: SpawnedThread | undefined;
+  try {
+    early = spawn(HELPER_SOURCE, {});
+    early.unref();
+    if (!early.postMessage) {
+      early.terminate();
+      early = undefined;
+    }
+  } catch {
+    early = undefined; // startHelper spawns one then, or scans without
+  }
+  return {
+    spawn: (source, data) => {
+      const t = early;
+      if (!t || source !== HELPER_SOURCE) return spawn(source, data);
+      early = undefined;
+      t.postMessage!(data);
+      return t;
+    },
+    dispose: () => {
+      early?.terminate();
+      early = undefined;
+    },
+  };
+}
 
 /** How long a part may take the helper before it is given up (it hangs or died), by default. */
 const HELPER_TIMEOUT_MS = 20_000;
