@@ -3,7 +3,7 @@
 // event loop run meanwhile; a load whose sources are bounded (within) is keyed with its bounds, and
 // a link out of them means no cache; a load that does not line up with its sources is not cached.
 import * as assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Catalog } from '../../server/src/core/catalog';
 import { type CacheSource, loadThroughCache, readCache, readCacheAsync, refreshEngine, writeCache } from '../../server/src/core/indexCache';
@@ -228,16 +228,48 @@ describe('index cache: reading and hashing at once (readHashed, readCacheAsync)'
     await same('the good entry');
     // a byte of every 4 KiB and the header's first 300 bytes, flipped
     const positions = [...Array.from({ length: 300 }, (_, i) => i), ...Array.from({ length: Math.floor(good.length / 4096) }, (_, i) => i * 4096 + 11)].filter((p) => p < good.length);
+    // (where the records' lite rows are: a load that reads no prose checks them at its first read
+    // of one, file.ts DEFERRED)
+    const hl = good.readUInt32LE(7);
+    const header = JSON.parse(good.toString('utf8', 11, 11 + hl)) as { sections: { name: string; length: number }[] };
+    let liteStart = 11 + hl;
+    for (const sec of header.sections) {
+      if (sec.name === 'lite') break;
+      liteStart += sec.length;
+    }
+    const lite = header.sections.find((sec) => sec.name === 'lite')!;
+    const liteEnd = liteStart + lite.length;
+    const inLite = (p: number) => p >= liteStart && p < liteEnd;
     let misses = 0;
+    let atFirstRead = 0;
     for (const p of positions) {
       const bad = Buffer.from(good);
       bad[p] = bad[p]! ^ 0x20;
       writeFileSync(file, bad);
-      const a = readCache(dir, key);
+      // a load that reads prose: every flip is a miss, both ways, the same one
+      const a = readCache(dir, key, { full: true });
       if ('miss' in a) misses++;
-      await same(`byte ${p} flipped`);
+      assert.deepEqual(await readCacheAsync(dir, key, { full: true }), a, `byte ${p} flipped (full)`);
+      // one that does not: the same miss both ways, or (a flip in the lite rows) a load whose first
+      // read of a row fails clearly and removes the file, both ways
+      const lazy = readCache(dir, key, { full: false });
+      const lazyAsync = await readCacheAsync(dir, key, { full: false });
+      if ('miss' in lazy) {
+        assert.deepEqual(lazyAsync, lazy, `byte ${p} flipped`);
+        continue;
+      }
+      assert.ok(inLite(p), `byte ${p} flipped outside the lite rows, and used`);
+      atFirstRead++;
+      for (const got of [lazy, lazyAsync]) {
+        assert.ok('load' in got);
+        writeFileSync(file, bad);
+        assert.throws(() => JSON.stringify(got.load.catalog.records), /the index cache file .* is corrupted: it was removed; run again \(or use --no-cache\)/);
+        assert.ok(!existsSync(file), 'the corrupted file is removed');
+      }
     }
-    assert.equal(misses, positions.length, 'every flip is a miss');
+    assert.equal(misses, positions.length, 'every flip is a miss for a load that reads prose');
+    assert.ok(atFirstRead > 0 && atFirstRead === positions.filter(inLite).length, `every flip in the lite rows is found at the first read (${atFirstRead})`);
+    writeFileSync(file, good);
     writeFileSync(file, good.subarray(0, good.length - 100));
     await same('truncated');
     writeFileSync(file, good);

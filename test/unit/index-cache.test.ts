@@ -8,7 +8,7 @@ import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, t
 import { gzipSync } from 'node:zlib';
 import * as path from 'node:path';
 import { loadCatalog } from '../../server/src/cli/records';
-import { readCache } from '../../server/src/core/indexCache';
+import { readCache, readCacheAsync } from '../../server/src/core/indexCache';
 import type { Catalog } from '../../server/src/core/catalog';
 import { CLI, REPO, tempDir } from '../shared/paths';
 
@@ -176,6 +176,52 @@ describe('index cache (scan)', function () {
     assert.equal(reload.cache, 'absent');
     reload.saveCache!();
     assert.equal((await load()).cache, 'hit');
+  });
+
+  it("a load that reads no prose checks the records' lite rows at the first read of one: a flipped byte there is a clear error and the file goes; elsewhere a miss at once", async () => {
+    (await load()).saveCache!();
+    const file = entryFile();
+    const key = path.basename(file, '.eeidx');
+    const good = readFileSync(file);
+    // the sections' places, from the header (magic, u32 length, JSON)
+    const hl = good.readUInt32LE(7);
+    const header = JSON.parse(good.toString('utf8', 11, 11 + hl)) as { sections: { name: string; length: number }[] };
+    const places = new Map<string, [number, number]>();
+    let at = 11 + hl;
+    for (const sec of header.sections) {
+      places.set(sec.name, [at, sec.length]);
+      at += sec.length;
+    }
+    const flipIn = (name: string): void => {
+      const [start, length] = places.get(name)!;
+      assert.ok(length > 2, `${name} has bytes`);
+      const bad = Buffer.from(good);
+      bad[start + Math.floor(length / 2)] = bad[start + Math.floor(length / 2)]! ^ 0x20;
+      writeFileSync(file, bad);
+    };
+    for (const read of [(full: boolean) => readCache(dir, key, { full }), (full: boolean) => readCacheAsync(dir, key, { full })]) {
+      // a flipped byte in any other section: a miss at once, whatever the load reads
+      for (const name of header.sections.map((x) => x.name).filter((x) => x !== 'lite')) {
+        flipIn(name);
+        assert.deepEqual(await read(false), { miss: 'checksum' }, name);
+        assert.deepEqual(await read(true), { miss: 'checksum' }, name);
+      }
+      // in the lite rows: a miss for a load that reads prose (all is checked up front)…
+      flipIn('lite');
+      assert.deepEqual(await read(true), { miss: 'checksum' });
+      // …for one that does not, the load is there (matching needs no row), and the first row read
+      // fails clearly, having removed the file
+      const got = await read(false);
+      assert.ok('load' in got);
+      assert.ok(got.load.catalog.matchLine(TSC_LOG.find((l) => got.load.catalog.matchLine(l).length === 0) ?? '').length === 0);
+      assert.throws(() => got.load.catalog.records[3]!.errorMessage, /the index cache file .* is corrupted: it was removed; run again \(or use --no-cache\)/);
+      assert.deepEqual(await read(false), { miss: 'absent' });
+      // a good file: the rows read as before
+      writeFileSync(file, good);
+      const ok = await read(false);
+      assert.ok('load' in ok);
+      assert.equal(typeof ok.load.catalog.records[3]!.errorMessage, 'string');
+    }
   });
 
   it('a load that reads no prose writes an entry without it (no records file); a load that does finds it a miss and writes a full one', async () => {

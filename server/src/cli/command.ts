@@ -1,6 +1,7 @@
 // The shape of one CLI subcommand. main.ts dispatches `error-explainer <name> ...` to the command
 // with that name from its table; each command lives in commands/<name>.ts and exports one `Command`.
 import type { Readable, Writable } from 'node:stream';
+import type { CommandName } from './commandNames';
 
 /** Standard streams and process facts, injected so tests can run commands in-process. */
 export interface Io {
@@ -12,7 +13,7 @@ export interface Io {
 }
 
 export interface Command {
-  name: string;
+  name: CommandName;
   /** One line for `--help`. */
   summary: string;
   /** Usage text printed by `error-explainer <name> --help` (first line: the synopsis). */

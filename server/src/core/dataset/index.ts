@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import type { ErrorRecord } from '../record';
 import { DatasetStore } from './store';
 import { parseSelection } from './select';
+import { cacheHome } from '../cacheDirs';
 
 export { DatasetStore, DEFAULT_DATASET_URL, DEFAULT_LIMITS, type DatasetOptions, type DatasetStatus, type SyncResult, type DatasetFailure, type DatasetLimits } from './store';
 export { DatasetError, type DatasetErrorKind } from './download';
@@ -23,18 +24,12 @@ export {
   type SuggestionResult,
 } from './workspace';
 
+export { cacheHome };
 
 /** The CLI's cache folder: $ERROR_EXPLAINER_CACHE, else $XDG_CACHE_HOME/error-explainer/dataset, else ~/.cache/... */
 export function defaultCacheDir(env: Record<string, string | undefined>): string {
   if (env['ERROR_EXPLAINER_CACHE']) return env['ERROR_EXPLAINER_CACHE'];
   return path.join(cacheHome(env), 'dataset');
-}
-
-/** The user's cache folder for this program: $XDG_CACHE_HOME, %LOCALAPPDATA% or ~/.cache, then error-explainer. */
-export function cacheHome(env: Record<string, string | undefined>): string {
-  const home = env['HOME'] ?? env['USERPROFILE'] ?? '.';
-  const base = env['XDG_CACHE_HOME'] || (env['LOCALAPPDATA'] ?? path.join(home, '.cache'));
-  return path.join(base, 'error-explainer');
 }
 
 export interface LoadDatasetOptions {

@@ -39,7 +39,9 @@ import { type EngineEntry, type EngineSnapshot, MatchEngine } from '../engine';
 import type { FileDigest } from '../load';
 import type { ErrorRecord, RecordOrigin, RecordProblem } from '../record';
 import { listRecordFiles } from '../load/walk';
-import { cacheHome } from '../dataset';
+import { indexCacheDir } from '../cacheDirs';
+
+export { indexCacheDir };
 import { runInSlices } from '../slices';
 import { type ScanColumns, type ScanExtra, emptyExtra, setExtra, validColumns } from '../scanColumns';
 import { type EntrySections, decodeEntries, encodeEntries } from './entryTable';
@@ -56,12 +58,6 @@ export const DEFAULT_MIN_BYTES = 2 << 20;
 const LITE = ['id', 'repo', 'slug', 'errorCode', 'errorMessage', 'messagePattern', 'errorType', 'errorClass', 'httpStatus', 'severity', 'filePath', 'lineNumber', 'githubUrl', 'tags', 'analyzedSha', 'schemaVersion'] as const;
 /** The rest of a record, parsed on first use. */
 const HEAVY = ['sourceCode', 'sourceCodeStart', 'sourceCodeEnd', 'documentation', 'triggerScenarios', 'commonSituations', 'solutions', 'exampleFix', 'handlingStrategy', 'validationCode', 'typeGuard', 'tryCatchPattern', 'preventionTips', 'backgroundTag', 'analyzedAt'] as const;
-
-/** Where cache files live: $ERROR_EXPLAINER_INDEX_CACHE, else <cache home>/error-explainer/index. */
-export function indexCacheDir(env: Record<string, string | undefined>): string {
-  if (env['ERROR_EXPLAINER_INDEX_CACHE']) return env['ERROR_EXPLAINER_INDEX_CACHE'];
-  return path.join(cacheHome(env), 'index');
-}
 
 export interface CacheSource {
   origin: RecordOrigin;
@@ -282,6 +278,8 @@ interface Header {
 /** Why a cache file was not used (for --verbose style messages and tests); undefined: used. */
 export type CacheMiss = 'absent' | 'unreadable' | 'magic' | 'header' | 'format' | 'key' | 'truncated' | 'checksum' | 'content' | 'lite-only';
 
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
 /** A cache file's header and where its sections start, or why it is not usable. */
 function headerOf(buf: Buffer, key: string): { header: Header; at: number } | { miss: CacheMiss } {
   if (buf.length < MAGIC.length + 4 || !buf.subarray(0, MAGIC.length).equals(MAGIC)) return { miss: 'magic' };
@@ -295,6 +293,8 @@ function headerOf(buf: Buffer, key: string): { header: Header; at: number } | { 
     return { miss: 'header' };
   }
   if (!header || typeof header !== 'object' || !Array.isArray(header.sections) || header.records === undefined || (header.records !== null && typeof header.records.length !== 'number')) return { miss: 'header' };
+  // (each section named, with a length and a sha256: a section checked later has its checksum)
+  if (!header.sections.every((x) => x && typeof x.name === 'string' && typeof x.length === 'number' && typeof x.sha256 === 'string' && SHA256_HEX.test(x.sha256))) return { miss: 'header' };
   if (header.format !== FORMAT) return { miss: 'format' };
   if (header.key !== key) return { miss: 'key' };
   return { header, at: at + headerLength };
@@ -310,22 +310,40 @@ function digestOf(buf: Buffer, start: number, end: number, digests: RangeDigests
   return digests?.get(rangeOf(start, end)) ?? createHash('sha256').update(buf.subarray(start, end)).digest('hex');
 }
 
+/** The section whose check waits for its first read when a scan reads no prose: the records'
+ * lite rows (two thirds of the file at 100k records; a count or json scan reads a few rows, often
+ * none), so that start-up does not hash 43 MB it may never read. */
+const DEFERRED = 'lite';
+
+/** A parsed file: its header, its sections, and `unchecked`: the check of DEFERRED when it was
+ * left to the first read (true: its sha256 holds). */
+interface ParsedFile {
+  header: Header;
+  sections: Map<string, Buffer>;
+  unchecked?: () => boolean;
+}
+
 /** A cache file's header and sections (each verified against its sha256), or why it is not
- * usable. `digests`: the sections' digests worked out while the file was read. */
-function parseFile(buf: Buffer, key: string, digests?: RangeDigests): { header: Header; sections: Map<string, Buffer> } | { miss: CacheMiss } {
+ * usable. `digests`: the sections' digests worked out while the file was read. `defer`: DEFERRED
+ * is checked at its first read (ParsedFile.unchecked), not now. */
+function parseFile(buf: Buffer, key: string, digests?: RangeDigests, defer = false): ParsedFile | { miss: CacheMiss } {
   const head = headerOf(buf, key);
   if ('miss' in head) return head;
   const { header } = head;
   let at = head.at;
   const sections = new Map<string, Buffer>();
+  let unchecked: (() => boolean) | undefined;
   for (const s of header.sections) {
     if (typeof s.length !== 'number' || s.length < 0 || at + s.length > buf.length) return { miss: 'truncated' };
-    if (digestOf(buf, at, at + s.length, digests) !== s.sha256) return { miss: 'checksum' };
+    if (defer && s.name === DEFERRED && !unchecked) {
+      const [from, to, sha] = [at, at + s.length, s.sha256];
+      unchecked = () => digestOf(buf, from, to, digests) === sha;
+    } else if (digestOf(buf, at, at + s.length, digests) !== s.sha256) return { miss: 'checksum' };
     sections.set(s.name, buf.subarray(at, at + s.length));
     at += s.length;
   }
   if (at !== buf.length) return { miss: 'truncated' };
-  return { header, sections };
+  return unchecked ? { header, sections, unchecked } : { header, sections };
 }
 
 /** Bytes read per call of readHashed. */
@@ -380,14 +398,15 @@ export async function readHashed(file: string, ranges: (head: Buffer, size: numb
 
 /** The ranges of a cache file's sections, from its first bytes (none when its header does not
  * read: parseFile then says why). */
-function sectionRanges(head: Buffer, key: string): [number, number][] {
+function sectionRanges(head: Buffer, key: string, defer: boolean): [number, number][] {
   const h = headerOf(head, key);
   if ('miss' in h) return [];
   const out: [number, number][] = [];
   let at = h.at;
   for (const s of h.header.sections) {
     if (typeof s.length !== 'number' || s.length < 0) break;
-    out.push([at, at + s.length]);
+    // (a deferred section is hashed at its first read, if any)
+    if (!(defer && s.name === DEFERRED)) out.push([at, at + s.length]);
     at += s.length;
   }
   return out;
@@ -405,11 +424,11 @@ export function readCache(dir: string, key: string, opts: { full?: boolean } = {
   } catch (e) {
     return { miss: unreadable(e) };
   }
-  const file = parseFile(buf, key);
+  const file = parseFile(buf, key, undefined, !opts.full);
   if ('miss' in file) return file;
   const blob = blobOf(dir, key, file.header);
   const why = blob && opts.full ? blob.load() : undefined;
-  return why ? { miss: why } : restored(file, blob, opts);
+  return why ? { miss: why } : restored(fileOf(dir, key), file, blob, opts);
 }
 
 /** readCache with the reads overlapping the hashing (readHashed): what the CLI and the language
@@ -417,15 +436,15 @@ export function readCache(dir: string, key: string, opts: { full?: boolean } = {
 export async function readCacheAsync(dir: string, key: string, opts: { full?: boolean } = {}): Promise<{ load: CachedLoad } | { miss: CacheMiss }> {
   let got: { buf: Buffer; digests: RangeDigests };
   try {
-    got = await readHashed(fileOf(dir, key), (head) => sectionRanges(head, key));
+    got = await readHashed(fileOf(dir, key), (head) => sectionRanges(head, key, !opts.full));
   } catch (e) {
     return { miss: unreadable(e) };
   }
-  const file = parseFile(got.buf, key, got.digests);
+  const file = parseFile(got.buf, key, got.digests, !opts.full);
   if ('miss' in file) return file;
   const blob = blobOf(dir, key, file.header);
   const why = blob && opts.full ? await blob.loadAsync() : undefined;
-  return why ? { miss: why } : restored(file, blob, opts);
+  return why ? { miss: why } : restored(fileOf(dir, key), file, blob, opts);
 }
 
 const unreadable = (e: unknown): CacheMiss => ((e as NodeJS.ErrnoException).code === 'ENOENT' ? 'absent' : 'unreadable');
@@ -435,9 +454,10 @@ function blobOf(dir: string, key: string, header: Header): RecordsBlob | undefin
   return header.records ? new RecordsBlob(recordsFileOf(dir, key), header.records.length, header.records.sha256) : undefined;
 }
 
-/** A parsed, verified file as the load it holds (`full`: its records file was loaded and verified
- * already), or why not. */
-function restored(file: { header: Header; sections: Map<string, Buffer> }, blob: RecordsBlob | undefined, opts: { full?: boolean }): { load: CachedLoad } | { miss: CacheMiss } {
+/** A parsed, verified file (its deferred section, if any, checked at its first read) of
+ * `indexFile` as the load it holds (`full`: its records file was loaded and verified already), or
+ * why not. */
+function restored(indexFile: string, file: ParsedFile, blob: RecordsBlob | undefined, opts: { full?: boolean }): { load: CachedLoad } | { miss: CacheMiss } {
   if (!blob) {
     if (opts.full) return { miss: 'lite-only' };
   } else if (!opts.full) {
@@ -446,7 +466,7 @@ function restored(file: { header: Header; sections: Map<string, Buffer> }, blob:
     if (size !== file.header.records!.length) return { miss: 'truncated' };
   }
   try {
-    return { load: decode(file.sections, blob) };
+    return { load: decode(file.sections, blob, file.unchecked && deferredCheck(indexFile, file.unchecked)) };
   } catch {
     return { miss: 'content' };
   }
@@ -523,7 +543,28 @@ interface Meta {
   count: number;
 }
 
-function decode(sections: Map<string, Buffer>, blob: RecordsBlob | undefined): CachedLoad {
+/** The check of a section left to its first read (ParsedFile.unchecked), run once: when the
+ * bytes are not what the header says, the file is removed (the next run writes a good one) and
+ * the read fails with a clear error, as a corrupted records file does (RecordsBlob.bytes). */
+function deferredCheck(file: string, holds: () => boolean): () => void {
+  let ok = false;
+  return () => {
+    if (ok) return;
+    if (holds()) {
+      ok = true;
+      return;
+    }
+    try {
+      unlinkSync(file);
+    } catch {
+      // already gone
+    }
+    throw new Error(`the index cache file ${file} is corrupted: it was removed; run again (or use --no-cache)`);
+  };
+}
+
+/** `checkLite`: the lite rows' deferred check, before the first row is parsed. */
+function decode(sections: Map<string, Buffer>, blob: RecordsBlob | undefined, checkLite?: () => void): CachedLoad {
   const need = (name: string): Buffer => {
     const s = sections.get(name);
     if (!s) throw new Error(`no ${name} section`);
@@ -543,7 +584,10 @@ function decode(sections: Map<string, Buffer>, blob: RecordsBlob | undefined): C
   const table = decodeEntries({ text: need('entries'), at: at?.at as Int32Array, nulls: at?.nulls as Uint8Array, encoding: at?.encoding as EntrySections['encoding'] }, n);
   const entries = table.entries;
   const store: Store = { blob, offsets };
-  const records = lazyList<ErrorRecord>(n, (i) => lazyRecord(JSON.parse(liteText.toString('utf8', liteAt[i]!, liteAt[i + 1]!)) as unknown[], store, i));
+  const records = lazyList<ErrorRecord>(n, (i) => {
+    checkLite?.();
+    return lazyRecord(JSON.parse(liteText.toString('utf8', liteAt[i]!, liteAt[i + 1]!)) as unknown[], store, i);
+  });
   const engine = MatchEngine.restore(entries, snapshot);
   const scan = v8.deserialize(need('scan')) as ScanExtra;
   const scanColumns = { entries, errorClass: table.errorClass, specificity: scan?.specificity, flags: scan?.flags };
