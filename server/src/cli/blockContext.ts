@@ -222,8 +222,8 @@ export class BlockContext<T> implements BlockHooks {
     if (inRun && e <= this.quietEnd) return true;
     const s = inRun ? this.quietEnd : from;
     if (e - s > 16 * 1024) return false;
-    const text = buf.toString('latin1', s, e);
-    if (text.indexOf('\x1b') >= 0 || mayHoldBlockShape(text)) return false;
+    const bytes = buf.subarray(s, e);
+    if (bytes.indexOf(0x1b) >= 0 || mayHoldBlockShape(bytes)) return false;
     if (!inRun) this.quietStart = from;
     this.quietEnd = e;
     return true;

@@ -151,6 +151,22 @@ class TokenSearch {
     }
     return false;
   }
+
+  /** found() of the text whose characters are the bytes b (latin1): no string is made. */
+  foundIn(b: Uint8Array): boolean {
+    const table = this.table;
+    const width = this.width;
+    for (let at = width - 1; at < b.length; ) {
+      const v = table[(b[at - 1]! << 8) | b[at]!]!;
+      if (v < width) {
+        at += v;
+        continue;
+      }
+      for (const t of this.groups[v - width]!) if (holdsIn(b, at - t.end, t.codes)) return true;
+      at++;
+    }
+    return false;
+  }
 }
 
 const SPACES_LOOKED_UP = (() => {
@@ -176,6 +192,17 @@ function holds(text: string, at: number, codes: number[]): boolean {
   return true;
 }
 
+/** holds() in bytes (latin1 characters). */
+function holdsIn(b: Uint8Array, at: number, codes: number[]): boolean {
+  if (at < 0 || at + codes.length > b.length) return false;
+  for (let j = 0; j < codes.length; j++) {
+    const want = codes[j]!;
+    const c = b[at + j]!;
+    if (want === DIGIT ? c < 0x30 || c > 0x39 : want === SPACE ? !isRegExpSpace(c) : c !== want) return false;
+  }
+  return true;
+}
+
 const LINE_SEARCH = new TokenSearch([...SHAPE_TOKENS, ['\\sat\\s', 0]], 4);
 
 /** Could this line (ANSI already stripped) have a shape at all (SHAPE_TOKENS, or `at` with \s after
@@ -185,9 +212,9 @@ export function mayHaveShape(line: string): boolean {
 }
 
 /**
- * mayHaveShape for several lines at once, read from their raw bytes: `text` is lines with their
- * line ends (\n, \r\n or a lone \r) as their UTF-8 bytes decode in latin1 (one character per byte;
- * no ESC among them). False: no line of it has a block shape (hasBlockShape), so a reader can skip
+ * mayHaveShape for several lines at once, read from their raw bytes: `bytes` is lines with their
+ * line ends (\n, \r\n or a lone \r) in UTF-8, read as latin1 (one character per byte; no ESC
+ * among them); no string is made of them. False: no line of it has a block shape (hasBlockShape), so a reader can skip
  * decoding and classifying each. Every token a shape needs is ASCII, so it is the same bytes in
  * either decoding. The frame's `at` is narrowed to what a frame's `at ` needs before it
  * (indented(…, 2): the line's start or only blanks from there, two blanks, or a tab), so the word
@@ -197,24 +224,24 @@ export function mayHaveShape(line: string): boolean {
  * search's window can be 5 wide.
  */
 const BYTES_SEARCH = new TokenSearch([...SHAPE_TOKENS, ['.py:\\d', 0], ['  at ', 0]], 5);
-export function mayHoldBlockShape(text: string): boolean {
-  if (lineStartMayHold(text, 0)) return true;
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) if (lineStartMayHold(text, i + 1)) return true;
-  for (let i = text.indexOf('\r'); i >= 0; i = text.indexOf('\r', i + 1)) if (lineStartMayHold(text, i + 1)) return true;
-  for (let i = text.indexOf('\t'); i >= 0; i = text.indexOf('\t', i + 1)) if (frameAt(text, i + 1)) return true;
-  return BYTES_SEARCH.found(text);
+export function mayHoldBlockShape(bytes: Uint8Array): boolean {
+  if (lineStartMayHold(bytes, 0)) return true;
+  for (let i = bytes.indexOf(0x0a); i >= 0; i = bytes.indexOf(0x0a, i + 1)) if (lineStartMayHold(bytes, i + 1)) return true;
+  for (let i = bytes.indexOf(0x0d); i >= 0; i = bytes.indexOf(0x0d, i + 1)) if (lineStartMayHold(bytes, i + 1)) return true;
+  for (let i = bytes.indexOf(0x09); i >= 0; i = bytes.indexOf(0x09, i + 1)) if (frameAt(bytes, i + 1)) return true;
+  return BYTES_SEARCH.foundIn(bytes);
 }
 
 /** Does the line starting at i start like a pytest line or a frame's `at `? */
-function lineStartMayHold(text: string, i: number): boolean {
-  const c = text.charCodeAt(i);
-  return c === 0x5f /* _ */ || c === 0x3e /* > */ || c === 0x45 /* E */ || c === 0x3d /* = */ || c === 0x2d /* - */ || frameAt(text, i);
+function lineStartMayHold(b: Uint8Array, i: number): boolean {
+  const c = b[i];
+  return c === 0x5f /* _ */ || c === 0x3e /* > */ || c === 0x45 /* E */ || c === 0x3d /* = */ || c === 0x2d /* - */ || frameAt(b, i);
 }
 
 /** `at ` or ` at ` at i. */
-function frameAt(text: string, i: number): boolean {
-  if (text.charCodeAt(i) === 0x20) i++;
-  return text.charCodeAt(i) === 0x61 && text.charCodeAt(i + 1) === 0x74 && text.charCodeAt(i + 2) === 0x20;
+function frameAt(b: Uint8Array, i: number): boolean {
+  if (b[i] === 0x20) i++;
+  return b[i] === 0x61 && b[i + 1] === 0x74 && b[i + 2] === 0x20;
 }
 
 const PY_HEADER = /(?:^|[\s|\]>:])(Traceback \(most recent call last\):)$/;
