@@ -7,7 +7,7 @@ import { wasmScanner } from '../../server/src/core/engine/wasmScan';
 import { LINE_CANDIDATES, LINE_MATCHED } from '../../server/src/core/engine/lineStatus';
 import { LineBlocks } from '../../server/src/core/lineBlocks';
 import { Readable } from 'node:stream';
-import { forEachLine, forEachMatchingLine } from '../../server/src/core/lineScan';
+import { type ByteSource, forEachLine, forEachMatchingLine } from '../../server/src/core/lineScan';
 import { captureNames, derivePattern } from '../../server/src/core/pattern';
 import { generateLog, generateRecords, rng, toEntries } from '../bench/gen';
 import { generateTemplateLog, generateTemplates } from '../bench/realgen';
@@ -633,6 +633,99 @@ describe('LineBlocks + forEachMatchingLine (the CLI scan reader)', () => {
         assert.deepEqual(out.map((b) => b.toString('latin1')), want.map((b) => b.toString('latin1')));
         assert.equal(lb.truncatedLines, plain.truncatedLines);
       }
+    }
+  });
+
+  it('fill (a file read right into the buffers) gives the lines of the input, as push does: random read sizes, keep, CR/LF, lines over maxLine to the sink', async () => {
+    const r = rng(17);
+    /** The input's lines (ends: \n, \r\n, a lone \r), as latin1 text. */
+    const linesOf = (b: Buffer) => {
+      const out = b.toString('latin1').split(/\r\n|\n|\r/);
+      if (/[\r\n]$/.test(b.toString('latin1'))) out.pop();
+      return out;
+    };
+    for (let iter = 0; iter < 80; iter++) {
+      const parts: string[] = [];
+      for (let i = 0; i < 50; i++) parts.push(['a line of text', 'x'.repeat(Math.floor(r() * 90)), '\n', '\r\n', '\r', 'é', 'y'.repeat(Math.floor(r() * 700))][Math.floor(r() * 7)]!);
+      const input = Buffer.from(parts.join(''), 'utf8');
+      const keep = iter % 3;
+      /** The lines handed out (a block's, and a long line's segments joined), each block checked
+       * intact until `keep` more were handed out. */
+      const run = async (feed: (lb: LineBlocks, onBlock: (b: Uint8Array, n: number) => void) => Promise<void> | void) => {
+        const lines: string[] = [];
+        let long: string | undefined;
+        const sink = {
+          segment: (b: Uint8Array) => (long = (long ?? '') + Buffer.from(b).toString('latin1')),
+          end: () => {
+            lines.push(long ?? '');
+            long = undefined;
+          },
+        };
+        const lb = new LineBlocks(300, 64, sink, { keep });
+        const seen: { buf: Uint8Array; n: number; copy: string }[] = [];
+        await feed(lb, (b, n) => {
+          for (const old of seen.slice(-keep)) assert.equal(Buffer.from(old.buf.subarray(0, old.n)).toString('latin1'), old.copy, 'a block changed too soon');
+          const copy = Buffer.from(b.subarray(0, n));
+          if (keep) seen.push({ buf: b, n, copy: copy.toString('latin1') });
+          assert.equal(long, undefined, 'a block inside a long line');
+          lines.push(...linesOf(copy));
+        });
+        return { lines, truncated: lb.truncatedLines };
+      };
+      let reads = 0;
+      const got = await run(async (lb, on) => {
+        let pos = 0;
+        // (a read gives at most what was asked, often less)
+        const read = async (buf: Uint8Array, at: number, n: number) => {
+          const k = Math.min(n, input.length - pos, 1 + Math.floor(r() * 150));
+          buf.set(input.subarray(pos, pos + k), at);
+          pos += k;
+          reads++;
+          return k;
+        };
+        while (await lb.fill(read, 1 + Math.floor(r() * 200), on)) assert.ok(reads < 100_000);
+        lb.end(on);
+      });
+      const pushed = await run((lb, on) => {
+        for (let i = 0; i < input.length; i += 97) lb.push(input.subarray(i, i + 97), on);
+        lb.end(on);
+      });
+      const truth = linesOf(input);
+      const k = got.lines.findIndex((l, i) => l !== truth[i]);
+      if (k >= 0) assert.fail(`line ${k}: ${JSON.stringify(got.lines[k])} (${got.lines[k]?.length}) vs ${JSON.stringify(truth[k])} (${truth[k]?.length}); next ${JSON.stringify(got.lines[k + 1]?.slice(0, 40))} vs ${JSON.stringify(truth[k + 1]?.slice(0, 40))}`);
+      assert.deepEqual(got, { lines: truth, truncated: 0 }, `keep ${keep}`);
+      assert.deepEqual(pushed, got);
+      assert.ok(got.lines.some((l) => l.length > 300), 'some line went to the sink');
+    }
+  });
+
+  it('forEachMatchingLine over a ByteSource (a file read into its buffers): the same lines and matches as over a stream of the bytes', async () => {
+    const e = MatchEngine.build([entry('a', 'disk {d} is full'), entry('b', 'the replica set lost its primary node {n}')]);
+    const r = rng(23);
+    const pieces = ['disk sda is full', 'the replica set lost its primary node n1', '\r', '\n', '\r\n', 'é', 'noise words here ', 'x'.repeat(5000)];
+    for (let iter = 0; iter < 40; iter++) {
+      let all = '';
+      for (let i = 0; i < 400; i++) all += pieces[Math.floor(r() * pieces.length)]!;
+      const bytes = Buffer.from(all, 'utf8');
+      const seen = async (input: Readable | ByteSource) => {
+        const out: [number, string][] = [];
+        const stats = await forEachMatchingLine(input, e, (n, hits) => {
+          for (const m of hits.matches()) out.push([n, m.text]);
+        }, undefined, { ahead: true });
+        return { lines: stats.lines, out };
+      };
+      const want = await seen(Readable.from([bytes]));
+      let pos = 0;
+      const got = await seen({
+        readInto: async (buf, at, n) => {
+          const k = Math.min(n, bytes.length - pos, 1 + Math.floor(r() * 40000));
+          buf.set(bytes.subarray(pos, pos + k), at);
+          pos += k;
+          return k;
+        },
+      });
+      assert.deepEqual(got, want);
+      assert.ok(want.out.length > 0);
     }
   });
 

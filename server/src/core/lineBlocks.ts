@@ -13,6 +13,8 @@
 
 export const PAD = 32;
 
+const EMPTY = new Uint8Array(0);
+
 /** Receives one line too long for a block: its bytes in order, then its end. */
 export interface LongLineSink {
   /** Bytes of the line (no line end among them); valid during the call only. */
@@ -34,15 +36,16 @@ function lastLineEnd(b: Uint8Array, from: number, to: number): number {
   return nl < 0 ? -1 : from + nl + 1;
 }
 
-/** Index of the first line end in b[from, to) ('\n' or a lone CR), -1 when none; `pendingCr`: a
- * CR at to - 1 whose next byte is not known yet. */
+/** Index of the first line end in b[from, to) ('\n', the CR of a CRLF, or a lone CR), -1 when
+ * none; `pendingCr`: a CR at to - 1 whose next byte is not known yet. */
 function firstLineEnd(b: Uint8Array, from: number, to: number): { at: number; pendingCr: boolean } {
   for (let i = from; i < to; i++) {
     const c = b[i];
     if (c === 10) return { at: i, pendingCr: false };
     if (c === 13) {
       if (i + 1 >= to) return { at: -1, pendingCr: true };
-      if (b[i + 1] !== 10) return { at: i, pendingCr: false };
+      // (a CRLF's CR: the line's text ends before it, not before the '\n')
+      return { at: i, pendingCr: false };
     }
   }
   return { at: -1, pendingCr: false };
@@ -110,37 +113,69 @@ export class LineBlocks {
       this.buf.set(c.subarray(0, take), this.have);
       const from = this.have;
       this.have += take;
-      c = c.subarray(take);
-      // whole lines so far? (before `from` there is no line end, but a CR at from - 1 may be one now)
-      const n = lastLineEnd(this.buf, Math.max(0, from - 1), this.have);
-      if (n >= 0) this.handOut(n, onBlock);
-      else if (this.have > this.maxLine) {
-        if (this.long) {
-          // one line longer than maxLine: to the sink, segment by segment, until it ends
-          const keepCr = this.buf[this.have - 1] === 13; // undecided: it may start a CRLF
-          this.long.segment(this.buf.subarray(0, keepCr ? this.have - 1 : this.have));
-          this.have = 0;
-          this.inLong = true;
-          this.longCr = keepCr;
-          c = this.continueLong(c);
-          if (this.inLong) return;
-          continue;
-        }
-        // without a sink: cut it at a UTF-8 character boundary
-        let cut = this.maxLine;
-        while (cut > 0 && (this.buf[cut]! & 0xc0) === 0x80) cut--;
-        this.buf[cut] = 10;
-        this.have = cut + 1;
-        this.handOut(cut + 1, onBlock);
-        this.truncatedLines++;
-        const nl = c.indexOf(10);
-        if (nl < 0) {
-          this.skipping = true;
-          return;
-        }
-        c = c.subarray(nl + 1);
-      }
+      const rest = this.settle(from, c.subarray(take), onBlock);
+      if (!rest) return;
+      c = rest;
     }
+  }
+
+  /**
+   * push() of what `read` puts right into this buffer, at most `max` bytes at a time (no chunk
+   * is copied in: a file's reads); resolves to false once read gives 0 (the input's end: call
+   * end() then). `read(buf, at, n)` fills buf[at, at + n) from its start and resolves to the
+   * bytes it put there.
+   */
+  async fill(read: (buf: Uint8Array, at: number, n: number) => Promise<number>, max: number, onBlock: (buf: Uint8Array, n: number) => void): Promise<boolean> {
+    if (this.inLong || this.skipping) {
+      // (the rest of a long or cut line goes through push: it is not kept in this buffer)
+      const chunk = new Uint8Array(max);
+      const got = await read(chunk, 0, max);
+      if (got > 0) this.push(chunk.subarray(0, got), onBlock);
+      return got > 0;
+    }
+    if (this.buf.length - PAD - this.have <= 0) this.grow(max);
+    const buf = this.buf;
+    const got = await read(buf, this.have, Math.min(max, buf.length - PAD - this.have));
+    if (got <= 0) return false;
+    const from = this.have;
+    this.have += got;
+    this.settle(from, EMPTY, onBlock);
+    return true;
+  }
+
+  /** After bytes were appended at `from` (c: what follows them, not appended yet): hand out the
+   * whole lines, or deal with a line over maxLine. Returns what of c is still to be appended
+   * (undefined: nothing, c was taken). */
+  private settle(from: number, c: Uint8Array, onBlock: (buf: Uint8Array, n: number) => void): Uint8Array | undefined {
+    // whole lines so far? (before `from` there is no line end, but a CR at from - 1 may be one now)
+    const n = lastLineEnd(this.buf, Math.max(0, from - 1), this.have);
+    if (n >= 0) this.handOut(n, onBlock);
+    else if (this.have > this.maxLine) {
+      if (this.long) {
+        // one line longer than maxLine: to the sink, segment by segment, until it ends
+        const keepCr = this.buf[this.have - 1] === 13; // undecided: it may start a CRLF
+        this.long.segment(this.buf.subarray(0, keepCr ? this.have - 1 : this.have));
+        this.have = 0;
+        this.inLong = true;
+        this.longCr = keepCr;
+        const rest = this.continueLong(c);
+        return this.inLong ? undefined : rest;
+      }
+      // without a sink: cut it at a UTF-8 character boundary
+      let cut = this.maxLine;
+      while (cut > 0 && (this.buf[cut]! & 0xc0) === 0x80) cut--;
+      this.buf[cut] = 10;
+      this.have = cut + 1;
+      this.handOut(cut + 1, onBlock);
+      this.truncatedLines++;
+      const nl = c.indexOf(10);
+      if (nl < 0) {
+        this.skipping = true;
+        return undefined;
+      }
+      return c.subarray(nl + 1);
+    }
+    return c;
   }
 
   /** Feed c to the long line until it ends; returns what follows its end (the long line is done

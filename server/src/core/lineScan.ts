@@ -111,8 +111,18 @@ export interface BlockHooks {
  * (1-based numbers, as forEachLine; `hits` is valid during the call only), between
  * opts.blocks.begin and .end of the block of bytes the line is in (a long line: outside them).
  */
+/** Bytes read from a file right into the scan's buffers (LineBlocks.fill): `readInto(buf, at, n)`
+ * puts up to n bytes at buf[at] and resolves to how many (0: the end). The caller closes what it
+ * reads. */
+export interface ByteSource {
+  readInto(buf: Uint8Array, at: number, n: number): Promise<number>;
+}
+
+/** Bytes a ByteSource is asked for at a time (as a file stream's chunks). */
+const READ_BYTES = 1 << 20;
+
 export async function forEachMatchingLine(
-  input: Readable,
+  input: Readable | ByteSource,
   engine: MatchEngine,
   onLine: (lineNumber: number, hits: LineHits) => void,
   afterChunk: () => Promise<boolean | void> = async () => undefined,
@@ -154,12 +164,23 @@ export async function forEachMatchingLine(
   const blocks = new LineBlocks(LONG_LINE, BLOCK_BYTES, sink, { keep: depth });
   const onBlock = (buf: Uint8Array, n: number): void => ahead.push(buf, n);
   try {
-    for await (const chunk of input) {
-      blocks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Uint8Array), onBlock);
-      if ((await afterChunk()) === false) {
-        input.destroy();
-        stats.truncatedLines = blocks.truncatedLines;
-        return stats;
+    if ('readInto' in input) {
+      // a file: read into the blocks' own buffers
+      const read = (buf: Uint8Array, at: number, n: number) => input.readInto(buf, at, n);
+      while (await blocks.fill(read, READ_BYTES, onBlock)) {
+        if ((await afterChunk()) === false) {
+          stats.truncatedLines = blocks.truncatedLines;
+          return stats;
+        }
+      }
+    } else {
+      for await (const chunk of input) {
+        blocks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Uint8Array), onBlock);
+        if ((await afterChunk()) === false) {
+          input.destroy();
+          stats.truncatedLines = blocks.truncatedLines;
+          return stats;
+        }
       }
     }
     blocks.end(onBlock);

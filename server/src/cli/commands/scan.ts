@@ -1,14 +1,14 @@
 // `error-explainer scan`: stream log files (or stdin) through the catalog and report every match.
-import { closeSync, createReadStream, fstatSync, openSync, statSync } from 'node:fs';
+import { closeSync, createReadStream, fstatSync, openSync, read, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import * as path from 'node:path';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { defaultCacheDir, loadDatasetRecords } from '../../core/dataset';
 import { SEVERITIES, type Severity, severityRank } from '../../core/record';
 import { flag, parseArgs, stringOption, stringsOption } from '../args';
 import { type Command, EXIT_FINDINGS, EXIT_OK, IoError, type Io, UsageError } from '../command';
-import { forEachMatchingLine } from '../../core/lineScan';
+import { type ByteSource, forEachMatchingLine } from '../../core/lineScan';
 import { Output } from '../output';
 import { checkReadable, formatProblem, loadCatalog } from '../records';
 import { type RecordMatch, bestOfBlock, continuesTrace, matchInBlock, recordMatch, traceChoice } from '../../core/catalog';
@@ -65,7 +65,7 @@ Exit status: 0 ok, 1 --fail-on reached, 2 usage or I/O error.`;
  * still being written) are left for the next run, so the scan ends even when the writer is faster.
  * A file deleted while open is read to its end (POSIX keeps the open file).
  */
-function openSnapshot(file: string): Readable {
+function openSnapshot(file: string): { input: Readable | ByteSource; close(): void } {
   const fd = openSync(file, 'r');
   let size: number | undefined;
   try {
@@ -74,11 +74,30 @@ function openSnapshot(file: string): Readable {
   } catch {
     // not a regular file we can size: read to its end
   }
-  if (size === 0) {
-    closeSync(fd);
-    return Readable.from([]);
+  if (size === undefined) {
+    // (a pipe, a device: its stream closes the descriptor)
+    return { input: createReadStream('', { fd, highWaterMark: 1 << 20 }), close: () => undefined };
   }
-  return createReadStream('', { fd, highWaterMark: 1 << 20, ...(size !== undefined ? { end: size - 1 } : {}) });
+  // a regular file: read right into the scan's buffers, up to its size at open
+  let pos = 0;
+  let closed = false;
+  const readInto = (buf: Uint8Array, at: number, n: number): Promise<number> =>
+    new Promise((resolve, reject) => {
+      const want = Math.min(n, size - pos);
+      if (want <= 0 || closed) return resolve(0);
+      read(fd, buf, at, want, pos, (e, got) => {
+        if (e) return reject(e);
+        pos += got;
+        resolve(got);
+      });
+    });
+  return {
+    input: { readInto },
+    close: () => {
+      if (!closed) closeSync(fd);
+      closed = true;
+    },
+  };
 }
 
 /** What a match event says about the block its line is in (1-based lines, as the scan counts). */
@@ -205,8 +224,11 @@ export const scan: Command = {
     reporter.begin();
     for (const f of files) {
       const name = f === '-' ? '<stdin>' : format === 'text' || format === 'markdown' ? problemPath(f, io.cwd) : f;
+      let close = (): void => undefined;
       try {
-        const input: Readable = f === '-' ? io.stdin : openSnapshot(f);
+        const opened = f === '-' ? { input: io.stdin, close } : openSnapshot(f);
+        close = opened.close;
+        const input = opened.input;
         const report = (n: number, m: RecordMatch, block?: ErrorBlock) => {
           if (m.confidence.score < minConfidence) {
             below++;
@@ -287,6 +309,8 @@ export const scan: Command = {
       } catch (e) {
         await out.flush();
         throw new IoError(`cannot read '${name}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      } finally {
+        close();
       }
       if (out.closed) return EXIT_OK;
     }
