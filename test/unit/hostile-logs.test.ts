@@ -263,6 +263,20 @@ describe('hostile logs', function () {
       assert.equal(rows, 5000, 'exactly the matches present when the file was opened');
     });
 
+    it('a file truncated while it is scanned: the scan ends without an error, with matches from the lines that were there', async () => {
+      const file = path.join(tmp, 'truncated.log');
+      const block = `${'[t] Decode batch. #running-req: 3, token usage: 0.01\n'.repeat(19)}[t] ERROR: ${HIT_COUNT}\n`;
+      const blocks = 10_000; // ~10 MB: many reads (and one read ahead) after the cut
+      await writeFile(file, [block], blocks);
+      const { run, release } = stalledScan(file);
+      await run.started;
+      // (cut to a tenth, mid-line)
+      fs.truncateSync(file, Math.floor(fs.statSync(file).size / 10) + 7);
+      const { code, rows, stderr } = await release();
+      assert.equal(code, 0, stderr);
+      assert.ok(rows >= 1 && rows <= blocks, `${rows} matches`);
+    });
+
     it('a file deleted while it is open: the scan reads it to the end, nothing is lost', async () => {
       const file = path.join(tmp, 'deleted.log');
       const block = `${'[t] Decode batch. #running-req: 3, token usage: 0.01\n'.repeat(19)}[t] ERROR: ${HIT_COUNT}\n`;
