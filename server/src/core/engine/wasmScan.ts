@@ -661,10 +661,12 @@ function splitPoint(buf: Uint8Array, at: number, n: number): number {
  * from PART_WORDS + s * MAX_PARTS * PART_STRIDE, PART_STRIDE per part, of which PART_STATUS is
  * the part's status (0 free, 1 the helper's, 2 the caller's: claimed by compare-and-swap). */
 const SLOTS = STAGED_AHEAD + 1;
-const SLOT_WORDS = [1, 8, 12, 16, 20, 24, 28].slice(0, SLOTS);
+// (each slot's words, and each part's, in a cache line of their own: the helper writes a slot's
+// count of parts done while this thread posts the next job and polls the others)
+const SLOT_WORDS = [16, 32, 48, 64, 80, 96, 112].slice(0, SLOTS);
 if (SLOT_WORDS.length < SLOTS) throw new Error('wasmScan: more job slots than control words (STAGED_AHEAD is at most 6)');
 const STOP_WORD = 4;
-const PART_WORDS = 32;
+const PART_WORDS = 128;
 const PART_STRIDE = 16;
 const PART_STATUS = 15;
 const partWord = (slot: number, k: number): number => PART_WORDS + (slot * MAX_PARTS + k) * PART_STRIDE;
