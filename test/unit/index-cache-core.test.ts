@@ -250,10 +250,14 @@ describe('index cache: reading and hashing at once (readHashed, readCacheAsync)'
       const a = readCache(dir, key, { full: true });
       if ('miss' in a) misses++;
       assert.deepEqual(await readCacheAsync(dir, key, { full: true }), a, `byte ${p} flipped (full)`);
-      // one that does not: the same miss both ways, or (a flip in the lite rows) a load whose first
-      // read of a row fails clearly and removes the file, both ways
-      const lazy = readCache(dir, key, { full: false });
-      const lazyAsync = await readCacheAsync(dir, key, { full: false });
+      // one that does not and checks everything up front (the language server): a miss too
+      assert.deepEqual(readCache(dir, key, { full: false }), a, `byte ${p} flipped (not full)`);
+      assert.deepEqual(await readCacheAsync(dir, key, { full: false }), a, `byte ${p} flipped (not full)`);
+      // one that checks the lite rows at their first read (a scan without prose): the same miss
+      // both ways, or (a flip in the lite rows) a load whose first read of a row fails clearly and
+      // removes the file, both ways
+      const lazy = readCache(dir, key, { full: false, lazyCheck: true });
+      const lazyAsync = await readCacheAsync(dir, key, { full: false, lazyCheck: true });
       if ('miss' in lazy) {
         assert.deepEqual(lazyAsync, lazy, `byte ${p} flipped`);
         continue;

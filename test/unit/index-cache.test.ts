@@ -178,7 +178,7 @@ describe('index cache (scan)', function () {
     assert.equal((await load()).cache, 'hit');
   });
 
-  it("a load that reads no prose checks the records' lite rows at the first read of one: a flipped byte there is a clear error and the file goes; elsewhere a miss at once", async () => {
+  it("a load that reads no prose and asks for it (lazyCheck) checks the records' lite rows at the first read of one: a flipped byte there is a clear error and the file goes; elsewhere a miss at once", async () => {
     (await load()).saveCache!();
     const file = entryFile();
     const key = path.basename(file, '.eeidx');
@@ -199,22 +199,27 @@ describe('index cache (scan)', function () {
       bad[start + Math.floor(length / 2)] = bad[start + Math.floor(length / 2)]! ^ 0x20;
       writeFileSync(file, bad);
     };
-    for (const read of [(full: boolean) => readCache(dir, key, { full }), (full: boolean) => readCacheAsync(dir, key, { full })]) {
+    for (const read of [(full: boolean) => readCache(dir, key, { full, lazyCheck: true }), (full: boolean) => readCacheAsync(dir, key, { full, lazyCheck: true })]) {
       // a flipped byte in any other section: a miss at once, whatever the load reads
       for (const name of header.sections.map((x) => x.name).filter((x) => x !== 'lite')) {
         flipIn(name);
         assert.deepEqual(await read(false), { miss: 'checksum' }, name);
         assert.deepEqual(await read(true), { miss: 'checksum' }, name);
       }
-      // in the lite rows: a miss for a load that reads prose (all is checked up front)…
+      // in the lite rows: a miss for a load that reads prose, or that does not ask for the lazy
+      // check (the language server), all checked up front…
       flipIn('lite');
       assert.deepEqual(await read(true), { miss: 'checksum' });
+      assert.deepEqual(readCache(dir, key, { full: false }), { miss: 'checksum' });
+      assert.deepEqual(await readCacheAsync(dir, key, { full: false }), { miss: 'checksum' });
       // …for one that does not, the load is there (matching needs no row), and the first row read
       // fails clearly, having removed the file
       const got = await read(false);
       assert.ok('load' in got);
       assert.ok(got.load.catalog.matchLine(TSC_LOG.find((l) => got.load.catalog.matchLine(l).length === 0) ?? '').length === 0);
       assert.throws(() => got.load.catalog.records[3]!.errorMessage, /the index cache file .* is corrupted: it was removed; run again \(or use --no-cache\)/);
+      // (and so does every read after it, without hashing the section again)
+      assert.throws(() => got.load.catalog.records[4]!.errorMessage, /is corrupted/);
       assert.deepEqual(await read(false), { miss: 'absent' });
       // a good file: the rows read as before
       writeFileSync(file, good);

@@ -232,7 +232,7 @@ export const scan: Command = {
     if (datasetRecords?.length === 0) io.stderr.write('error-explainer: no dataset cached (run `error-explainer dataset sync`)\n');
     // the prose of records is read for explanations (text, markdown) and SARIF rules only
     const full = format === 'sarif' || ((format === 'text' || format === 'markdown') && !flag(p, 'no-explain'));
-    const cache = flag(p, 'no-cache') ? undefined : { dir: indexCacheDir(io.env), minBytes: cacheMinBytes(io.env), full };
+    const cache = flag(p, 'no-cache') ? undefined : { dir: indexCacheDir(io.env), minBytes: cacheMinBytes(io.env), full, lazyCheck: !full };
     // the scan's helper thread starts now: its start-up overlaps the loading of the records
     const thread = threads > 1 && worthAThread(files) ? MatchEngine.earlyScanThread(spawnThread) : undefined;
     const loaded = await loadCatalog(stringsOption(p, 'records'), flag(p, 'no-bundled'), datasetRecords, cache ? { cache } : {}).catch((e: unknown) => {

@@ -310,9 +310,10 @@ function digestOf(buf: Buffer, start: number, end: number, digests: RangeDigests
   return digests?.get(rangeOf(start, end)) ?? createHash('sha256').update(buf.subarray(start, end)).digest('hex');
 }
 
-/** The section whose check waits for its first read when a scan reads no prose: the records'
- * lite rows (two thirds of the file at 100k records; a count or json scan reads a few rows, often
- * none), so that start-up does not hash 43 MB it may never read. */
+/** The section whose check waits for its first read when a scan that reads no prose asks
+ * (ReadOptions.lazyCheck): the records' lite rows (two thirds of the file at 100k records; a count
+ * or json scan reads a few rows, often none), so that its start-up does not hash 43 MB it may
+ * never read. The language server checks all at load (off its requests' path). */
 const DEFERRED = 'lite';
 
 /** A parsed file: its header, its sections, and `unchecked`: the check of DEFERRED when it was
@@ -396,6 +397,15 @@ export async function readHashed(file: string, ranges: (head: Buffer, size: numb
   }
 }
 
+/** How a cache file is read. full: the records file is read and verified now (else at the first
+ * read of a heavy field). lazyCheck (not full): DEFERRED is checked at its first read. */
+export interface ReadOptions {
+  full?: boolean;
+  lazyCheck?: boolean;
+}
+
+const deferred = (opts: ReadOptions): boolean => !opts.full && opts.lazyCheck === true;
+
 /** The ranges of a cache file's sections, from its first bytes (none when its header does not
  * read: parseFile then says why). */
 function sectionRanges(head: Buffer, key: string, defer: boolean): [number, number][] {
@@ -417,14 +427,14 @@ function sectionRanges(head: Buffer, key: string, defer: boolean): [number, numb
  * first read of a heavy field does it (and throws a clear error when it fails). The file read
  * whole, then hashed: the reference readCacheAsync (what loads restore through) is tested
  * against; both share every check. */
-export function readCache(dir: string, key: string, opts: { full?: boolean } = {}): { load: CachedLoad } | { miss: CacheMiss } {
+export function readCache(dir: string, key: string, opts: ReadOptions = {}): { load: CachedLoad } | { miss: CacheMiss } {
   let buf: Buffer;
   try {
     buf = readFileSync(fileOf(dir, key));
   } catch (e) {
     return { miss: unreadable(e) };
   }
-  const file = parseFile(buf, key, undefined, !opts.full);
+  const file = parseFile(buf, key, undefined, deferred(opts));
   if ('miss' in file) return file;
   const blob = blobOf(dir, key, file.header);
   const why = blob && opts.full ? blob.load() : undefined;
@@ -433,14 +443,14 @@ export function readCache(dir: string, key: string, opts: { full?: boolean } = {
 
 /** readCache with the reads overlapping the hashing (readHashed): what the CLI and the language
  * server restore through. The same checks, the same answers. */
-export async function readCacheAsync(dir: string, key: string, opts: { full?: boolean } = {}): Promise<{ load: CachedLoad } | { miss: CacheMiss }> {
+export async function readCacheAsync(dir: string, key: string, opts: ReadOptions = {}): Promise<{ load: CachedLoad } | { miss: CacheMiss }> {
   let got: { buf: Buffer; digests: RangeDigests };
   try {
-    got = await readHashed(fileOf(dir, key), (head) => sectionRanges(head, key, !opts.full));
+    got = await readHashed(fileOf(dir, key), (head) => sectionRanges(head, key, deferred(opts)));
   } catch (e) {
     return { miss: unreadable(e) };
   }
-  const file = parseFile(got.buf, key, got.digests, !opts.full);
+  const file = parseFile(got.buf, key, got.digests, deferred(opts));
   if ('miss' in file) return file;
   const blob = blobOf(dir, key, file.header);
   const why = blob && opts.full ? await blob.loadAsync() : undefined;
@@ -547,19 +557,20 @@ interface Meta {
  * bytes are not what the header says, the file is removed (the next run writes a good one) and
  * the read fails with a clear error, as a corrupted records file does (RecordsBlob.bytes). */
 function deferredCheck(file: string, holds: () => boolean): () => void {
-  let ok = false;
+  let state: boolean | undefined;
+  const why = `the index cache file ${file} is corrupted: it was removed; run again (or use --no-cache)`;
   return () => {
-    if (ok) return;
-    if (holds()) {
-      ok = true;
-      return;
+    if (state === undefined) {
+      state = holds();
+      if (!state) {
+        try {
+          unlinkSync(file); // the next run writes a good one
+        } catch {
+          // already gone
+        }
+      }
     }
-    try {
-      unlinkSync(file);
-    } catch {
-      // already gone
-    }
-    throw new Error(`the index cache file ${file} is corrupted: it was removed; run again (or use --no-cache)`);
+    if (!state) throw new Error(why);
   };
 }
 

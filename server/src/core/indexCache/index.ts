@@ -27,6 +27,10 @@ export interface CacheOptions {
    * (and hold it: a later eviction of the entry cannot take a record's prose away); an entry
    * without prose is a miss ('lite-only'). Not full: an entry written on a miss holds no prose. */
   full?: boolean;
+  /** Not full, and the caller reads few records (a scan that prints no prose): the records' lite
+   * rows are checked at the first read of one, not at start-up (a bad section is a clear error
+   * then, and the file is removed). Otherwise every section is checked as the file is read. */
+  lazyCheck?: boolean;
 }
 
 /** What the caller's own load gives: the load (records merged, problems, sources) and, per cache
@@ -91,7 +95,7 @@ export async function loadThroughCache(
     }, dir, cache.full === true, opts);
   }
   k.rememberHashes();
-  const got = await readCacheAsync(dir, k.key, { full: cache.full === true });
+  const got = await readCacheAsync(dir, k.key, { full: cache.full === true, lazyCheck: cache.lazyCheck === true });
   if ('load' in got) {
     const { load } = got;
     return { load, cache: 'hit', refresh: () => (load.stored ? refreshEngine(dir, k.key, load.catalog.engine, load.stored) : undefined) };
