@@ -52,7 +52,9 @@ const webEntries = [
 ];
 const entries = [
   { in: 'client/src/node.ts', out: 'dist/extension.js' },
-  { in: 'server/src/server/main.ts', out: 'dist/server.js' },
+  // the language server: a launcher that runs its bundle through V8's code cache (server/launch.ts)
+  { in: 'server/src/server/launch.ts', out: 'dist/server.js' },
+  { in: 'server/src/server/main.ts', out: 'dist/server-main.js' },
   // the command: a small launcher that runs the CLI's bundle through V8's code cache (cli/launch.ts)
   { in: 'server/src/cli/launch.ts', out: 'dist/cli.js', banner: '#!/usr/bin/env node' },
   { in: 'server/src/cli/main.ts', out: 'dist/cli-main.js' },

@@ -13,7 +13,7 @@ const out = resolve(i > 0 ? process.argv[i + 1] : join(root, `${pkg.name}-${pkg.
 const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: 'inherit' });
 
 run(process.execPath, ['esbuild.mjs', '--production']);
-for (const f of ['dist/extension.js', 'dist/server.js']) {
+for (const f of ['dist/extension.js', 'dist/server.js', 'dist/server-main.js', 'dist/cli.js', 'dist/cli-main.js']) {
   if (!existsSync(join(root, f))) throw new Error(`${f} was not built`);
 }
 const vsce = join(root, 'node_modules', '@vscode', 'vsce', 'vsce');

@@ -23,9 +23,9 @@ export function run(): Promise<void> {
       assert.equal(ext.extensionKind, vscode.ExtensionKind.Workspace);
       assert.match(ext.extensionPath, /[\\/]extensions[\\/]error-explainer\.error-explainer-\d/, ext.extensionPath);
       const files = listFiles(ext.extensionPath).filter((f) => !/^\.vsixmanifest$|^\[Content_Types\]\.xml$/.test(f));
-      assert.ok(['dist/extension.js', 'dist/server.js', 'dist/cli.js', 'dist/cli-main.js'].every((f) => files.includes(f)), files.join('\n'));
+      assert.ok(['dist/extension.js', 'dist/server.js', 'dist/server-main.js', 'dist/cli.js', 'dist/cli-main.js'].every((f) => files.includes(f)), files.join('\n'));
       assert.ok(files.some((f) => f.startsWith('records/')), files.join('\n'));
-      const unexpected = files.filter((f) => !/^(dist\/(extension|server|cli|cli-main)\.js|records\/.+|package\.json|README\.md|test\/e2e\/artifacts\/(hover|problems|terminal|ansi)\.png|media\/icon\.png|media\/walkthrough\/[\w-]+\.(md|log)|LICENSE(\.\w+)?|CHANGELOG\.md)$/i.test(f));
+      const unexpected = files.filter((f) => !/^(dist\/(extension|server|server-main|cli|cli-main)\.js|records\/.+|package\.json|README\.md|test\/e2e\/artifacts\/(hover|problems|terminal|ansi)\.png|media\/icon\.png|media\/walkthrough\/[\w-]+\.(md|log)|LICENSE(\.\w+)?|CHANGELOG\.md)$/i.test(f));
       // the icon, the walkthrough's pages and sample log, and the changelog are in the package
       for (const f of ['media/icon.png', 'media/walkthrough/sample.log', 'media/walkthrough/open-log.md']) assert.ok(files.includes(f), `${f} missing`);
       // vsce stores README.md and CHANGELOG.md as extension/readme.md and extension/changelog.md

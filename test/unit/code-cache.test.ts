@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { COMMAND_NAMES } from '../../server/src/cli/commandNames';
-import { codeCacheFile } from '../../server/src/cli/launch';
+import { codeCacheFile } from '../../server/src/core/codeCache';
 import { COMMANDS } from '../../server/src/cli/main';
 import { CLI, REPO, tempDir } from '../shared/paths';
 

@@ -1,4 +1,4 @@
-// Entry point of dist/server.js. The transport comes from the command line: `--stdio`,
+// The language server (bundled to dist/server-main.js, run by dist/server.js: server/launch.ts). The transport comes from the command line: `--stdio`,
 // `--node-ipc` or `--socket=<port>` (createConnection reads process.argv).
 // On stdio the frames are checked as they arrive (frames.ts): a broken one is logged and the
 // process exits with code 1, so the client restarts it instead of talking to a deaf server.
