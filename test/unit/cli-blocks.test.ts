@@ -15,6 +15,7 @@ import { findBlocks } from '../../server/src/core/blocks';
 import { Catalog, explainBlocks, traceAt, traceChoice } from '../../server/src/core/catalog';
 import { parseRecordText } from '../../server/src/core/load';
 import { TRACES, traceFiles, traceLines } from './traces';
+import { rng } from '../bench/gen';
 import { CLI, REPO, tempDir } from '../shared/paths';
 
 const RECORDS = path.join(TRACES, 'records.json');
@@ -120,6 +121,30 @@ describe('cli scan: error blocks', () => {
       if (onLast) assert.equal(got[0]!.line, finalLine, `${id}: on the final exception`);
       else assert.ok(got[0]!.line < finalLine, `${id}: the cause (the final exception has no record)`);
     }
+  });
+
+  it('coloured lines (whole lines, and colour inside frames and headers) near blocks and plain matches: what a parse of the whole text gives', () => {
+    // the neighbourhood of a matched line with a colour sequence is checked with the sequences
+    // stripped (blockContext quietStripped): every block must still be found
+    const r = rng(20261203);
+    const paint = (l: string): string => {
+      const x = r();
+      if (x < 0.15) return `\x1b[31m${l}\x1b[0m`;
+      if (x < 0.25 && l.length > 6) {
+        // a colour change inside the line, at a random place (also inside a token a shape needs)
+        const at = 1 + Math.floor(r() * (l.length - 2));
+        return `${l.slice(0, at)}\x1b[1;33m${l.slice(at)}\x1b[0m`;
+      }
+      return l;
+    };
+    const plain = traceLog();
+    const coloured = plain.map(paint);
+    assert.ok(coloured.filter((l) => l.includes('\x1b')).length > plain.length / 5);
+    const file = path.join(dir, 'coloured.log');
+    writeFileSync(file, coloured.join('\n'));
+    const got = rows(scanJson(file));
+    assert.deepEqual(got, expected(coloured));
+    assert.ok(got.some((g) => g.includes(' block ')), 'blocks were found');
   });
 
   it('text output says where it was raised', () => {

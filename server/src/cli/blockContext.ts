@@ -16,6 +16,7 @@ import type { BlockLineRole, ErrorBlock } from '../core/blocks';
 import { BlockStream, hasBlockShape, isFrameLine } from '../core/blocks';
 import { exceptionHeader, mayHoldBlockShape } from '../core/blocks/shapes';
 import type { BlockHooks } from '../core/lineScan';
+import { baseView } from '../core/text';
 
 export const BEFORE = 40;
 export const AFTER = 48;
@@ -198,7 +199,8 @@ export class BlockContext<T> implements BlockHooks {
   /** Do the NEAR lines before and after line k, all in this byte block, surely have no block
    * shape? One look at their raw bytes (mayHoldBlockShape) instead of decoding and classifying
    * each: most matched lines of a log are far from any block. False: not sure (a token a shape
-   * needs is there, an ESC is, or the lines reach past this block): each line is looked at.
+   * needs is there, also with the colour sequences of coloured lines stripped: quietStripped; or
+   * the lines reach past this block): each line is looked at.
    * The bytes looked at and found quiet are remembered as one run (bytes quietStart .. quietEnd,
    * both line starts): matched lines one after another (a log where most lines match) look
    * at each line's bytes once, not at each of their NEAR neighbours'. */
@@ -223,7 +225,7 @@ export class BlockContext<T> implements BlockHooks {
     const s = inRun ? this.quietEnd : from;
     if (e - s > 16 * 1024) return false;
     const bytes = buf.subarray(s, e);
-    if (bytes.indexOf(0x1b) >= 0 || mayHoldBlockShape(bytes)) return false;
+    if (bytes.indexOf(0x1b) >= 0 ? !quietStripped(buf, s, e) : mayHoldBlockShape(bytes)) return false;
     if (!inRun) this.quietStart = from;
     this.quietEnd = e;
     return true;
@@ -344,6 +346,18 @@ export class BlockContext<T> implements BlockHooks {
     this.setStart(k, pos);
     return pos;
   }
+}
+
+/** mayHoldBlockShape's answer for lines with escape sequences (coloured lines): each line of
+ * buf[s, e) as a block's test reads it (hasBlockShape: ANSI stripped, core/text baseView), the
+ * lines joined again and looked at in UTF-8; true: surely no line there has a block shape. (One
+ * coloured line in a neighbourhood sent every line of it through hasBlockShape: a sixth of a warm
+ * scan's matched lines on the scan bench's log.) */
+function quietStripped(buf: Buffer, s: number, e: number): boolean {
+  const lines = buf.toString('utf8', s, e).split(/\r\n|\n|\r/);
+  for (let i = 0; i < lines.length; i++) if (lines[i]!.indexOf('\x1b') >= 0) lines[i] = baseView(lines[i]!).text;
+  const text = lines.join('\n');
+  return text.indexOf('\x1b') < 0 && !mayHoldBlockShape(Buffer.from(text, 'utf8'));
 }
 
 /** buf.lastIndexOf(10, from), by a byte loop over the first 256 bytes (a log line is shorter: the
