@@ -250,7 +250,7 @@ export const scan: Command = {
     // a plain line's matches are scored (and counted) from the index cache's columns when it has
     // them: no record is read for that (the first read of a cached record parses its row)
     const view = loaded.scanColumns ? new ScanRecords(loaded.scanColumns) : recordsView(records);
-    const reporter = createReporter(format, out, { version: VERSION, explain: !flag(p, 'no-explain'), style, idOf: (entry) => view.id(entry) });
+    const reporter = createReporter(format, out, { version: VERSION, explain: !flag(p, 'no-explain'), style, idOf: (entry) => view.id(entry), idsUnique: true }); // (loadCatalog merges record sets by id: one record per id)
     let lines = 0;
     let matches = 0;
     let below = 0;
