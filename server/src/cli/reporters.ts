@@ -165,54 +165,46 @@ class CountReporter implements Reporter {
     this.byRecord.set(id, (this.byRecord.get(id) ?? 0) + count);
   }
   end(t: Totals): void {
-    const counts = this.counts;
     const head = `${JSON.stringify({ lines: t.lines, matches: t.matches, belowConfidence: t.below }).slice(0, -1)},"byRecord":{`;
+    // tallies only, each index its own id: grouped straight from them, with no map by id (at 100k
+    // records and 24k counted ones, the map took 10-30 ms more of a scan's end, run once, cold)
     if (this.byRecord.size === 0 && this.idsUnique) {
-      // tallies only, each index its own id: no map by id (at 100k records and 24k counted
-      // ones, the map and the groups below took 40-90 ms of a scan's end, run once, cold)
-      this.out.write(`${head}${this.membersByCount()}}}\n`);
+      this.out.write(`${head}${membersByCount(this.tallied())}}}\n`);
       return;
     }
-    for (let e = 0; e < counts.length; e++) {
-      if (counts[e] === 0) continue;
-      if (!this.idOf) throw new Error('count: tally() needs idOf');
-      this.add(this.idOf(e), counts[e]!);
-    }
-    // most matched first, then by id (UTF-16 order, as the default sort): the same text whichever
-    // way the scan found the matches. Grouped by count, each group sorted natively, and written
-    // member by member: an object would put keys that read as array indices first, whatever
-    // their count
-    const byCount = new Map<number, string[]>();
-    for (const [id, n] of this.byRecord) {
-      const group = byCount.get(n);
-      if (group) group.push(id);
-      else byCount.set(n, [id]);
-    }
-    const parts: string[] = [];
-    for (const n of [...byCount.keys()].sort((a, b) => b - a)) for (const id of byCount.get(n)!.sort()) parts.push(`${JSON.stringify(id)}:${n}`);
-    this.out.write(`${head}${parts.join(',')}}}\n`);
+    for (const [id, n] of this.tallied()) this.add(id, n);
+    this.out.write(`${head}${membersByCount(this.byRecord)}}}\n`);
   }
 
-  /** The tallies' `"id":n` members, most counted first, then by id in UTF-16 order (as above),
-   * grouped by count straight from the tallies (no map by id). */
-  private membersByCount(): string {
+  /** The tallies as (id, count), by index. */
+  private *tallied(): Generator<[string, number]> {
     const counts = this.counts;
-    const byCount = new Map<number, string[]>();
     for (let e = 0; e < counts.length; e++) {
       const n = counts[e]!;
       if (n === 0) continue;
       if (!this.idOf) throw new Error('count: tally() needs idOf');
-      const group = byCount.get(n);
-      if (group) group.push(this.idOf(e));
-      else byCount.set(n, [this.idOf(e)]);
+      yield [this.idOf(e), n];
     }
-    let out = '';
-    for (const n of [...byCount.keys()].sort((a, b) => b - a)) {
-      const group = byCount.get(n)!.sort();
-      for (let i = 0; i < group.length; i++) out += `${out ? ',' : ''}${JSON.stringify(group[i])}:${n}`;
-    }
-    return out;
   }
+}
+
+/** byRecord's `"id":n` members: most matched first, then by id (UTF-16 order, as the default
+ * sort), the same text whichever way the scan found the matches. Grouped by count, each group
+ * sorted natively, and written member by member: an object would put keys that read as array
+ * indices first, whatever their count. */
+function membersByCount(counted: Iterable<[string, number]>): string {
+  const byCount = new Map<number, string[]>();
+  for (const [id, n] of counted) {
+    const group = byCount.get(n);
+    if (group) group.push(id);
+    else byCount.set(n, [id]);
+  }
+  let out = '';
+  for (const n of [...byCount.keys()].sort((a, b) => b - a)) {
+    const group = byCount.get(n)!.sort();
+    for (let i = 0; i < group.length; i++) out += `${out ? ',' : ''}${JSON.stringify(group[i])}:${n}`;
+  }
+  return out;
 }
 
 interface Seen {

@@ -185,20 +185,21 @@ function lookedUpAs(code: number): number[] {
 function holds(text: string, at: number, codes: number[]): boolean {
   if (at < 0 || at + codes.length > text.length) return false;
   for (let j = 0; j < codes.length; j++) {
-    const want = codes[j]!;
-    const c = text.charCodeAt(at + j);
-    if (want === DIGIT ? c < 0x30 || c > 0x39 : want === SPACE ? !isRegExpSpace(c) : c !== want) return false;
+    if (!fits(codes[j]!, text.charCodeAt(at + j))) return false;
   }
   return true;
+}
+
+/** Is character c what a token's code `want` asks for (DIGIT, SPACE, or that character)? */
+function fits(want: number, c: number): boolean {
+  return want === DIGIT ? c >= 0x30 && c <= 0x39 : want === SPACE ? isRegExpSpace(c) : c === want;
 }
 
 /** holds() in bytes (latin1 characters). */
 function holdsIn(b: Uint8Array, at: number, codes: number[]): boolean {
   if (at < 0 || at + codes.length > b.length) return false;
   for (let j = 0; j < codes.length; j++) {
-    const want = codes[j]!;
-    const c = b[at + j]!;
-    if (want === DIGIT ? c < 0x30 || c > 0x39 : want === SPACE ? !isRegExpSpace(c) : c !== want) return false;
+    if (!fits(codes[j]!, b[at + j]!)) return false;
   }
   return true;
 }
@@ -214,8 +215,8 @@ export function mayHaveShape(line: string): boolean {
 /**
  * mayHaveShape for several lines at once, read from their raw bytes: `bytes` is lines with their
  * line ends (\n, \r\n or a lone \r) in UTF-8, read as latin1 (one character per byte; no ESC
- * among them); no string is made of them. False: no line of it has a block shape (hasBlockShape), so a reader can skip
- * decoding and classifying each. Every token a shape needs is ASCII, so it is the same bytes in
+ * among them); no string is made of them. False: no line of it has a block shape
+ * (hasBlockShape), so a reader can skip decoding and classifying each. Every token a shape needs is ASCII, so it is the same bytes in
  * either decoding. The frame's `at` is narrowed to what a frame's `at ` needs before it
  * (indented(…, 2): the line's start or only blanks from there, two blanks, or a tab), so the word
  * "at" of a message does not count: `at ` or ` at ` at a line's start or after a tab, or `  at `;
