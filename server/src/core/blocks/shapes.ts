@@ -245,26 +245,26 @@ function frameAt(b: Uint8Array, i: number): boolean {
   return b[i] === 0x61 && b[i + 1] === 0x74 && b[i + 2] === 0x20;
 }
 
-const PY_HEADER = /(?:^|[\s|\]>:])(Traceback \(most recent call last\):)$/;
-const PY_CHAIN = /(?:^|[\s|\]>:])(During handling of the above exception, another exception occurred:|The above exception was the direct cause of the following exception:)$/;
+const PY_HEADER = guarded('Traceback (', /(?:^|[\s|\]>:])(Traceback \(most recent call last\):)$/);
+const PY_CHAIN = guarded(' exception', /(?:^|[\s|\]>:])(During handling of the above exception, another exception occurred:|The above exception was the direct cause of the following exception:)$/);
 const PY_FRAME = /(?:^|\s)File "([^"]*)", line (\d{1,9})(?:, in (.+))?$/;
-const PY_REPEAT = /(?:^|\s)\[Previous line repeated \d{1,9} more times?\]$/;
+const PY_REPEAT = guarded('[Previous line ', /(?:^|\s)\[Previous line repeated \d{1,9} more times?\]$/);
 const JAVA_CLASS = '((?:[A-Za-z_$][\\w$]*\\.)*[A-Za-z_$][\\w$]*)';
-const JAVA_THREAD = new RegExp(`(?:^|\\s)Exception in thread "[^"]*" ${JAVA_CLASS}(?:(:) ?(.*))?$`);
-const CAUSED_BY = new RegExp(`(?:^|\\s)Caused by: ${JAVA_CLASS}(?:(:) ?(.*))?$`);
-const SUPPRESSED = new RegExp(`(?:^|\\s)Suppressed: ${JAVA_CLASS}(?:(:) ?(.*))?$`);
-const JAVA_MORE = /(?:^|\s)\.\.\. \d{1,9} (?:more|common frames omitted)$/;
+const JAVA_THREAD = guarded('Exception in thread "', new RegExp(`(?:^|\\s)Exception in thread "[^"]*" ${JAVA_CLASS}(?:(:) ?(.*))?$`));
+const CAUSED_BY = guarded('Caused by: ', new RegExp(`(?:^|\\s)Caused by: ${JAVA_CLASS}(?:(:) ?(.*))?$`));
+const SUPPRESSED = guarded('Suppressed: ', new RegExp(`(?:^|\\s)Suppressed: ${JAVA_CLASS}(?:(:) ?(.*))?$`));
+const JAVA_MORE = guarded('... ', /(?:^|\s)\.\.\. \d{1,9} (?:more|common frames omitted)$/);
 /** `at [module/ | loader//]pkg.Class.method(Location)`, optionally `~[jar:version]` (logback). */
 const AT_JAVA = /(?:^|\s)at (?:[\w$.@-]*\/){0,3}([\w$.<>-]+)\(([^()]*)\)(?: ~?\[[^\]]*\])?$/;
 const AT_JS = /(?:^|\s)at (?:async )?(?:(\S(?:.*\S)?) \((.*)\)|(\S+))( \{)?$/;
-const JS_MORE = /(?:^|\s)\.\.\. \d{1,9} lines? matching cause stack trace \.\.\.$/;
-const GO_PANIC = /(?:^|\s)(?:panic|fatal error): /;
-const GOROUTINE = /(?:^|\s)goroutine \d{1,12} \[[^\]]*\]:$/;
+const JS_MORE = guarded('... ', /(?:^|\s)\.\.\. \d{1,9} lines? matching cause stack trace \.\.\.$/);
+const GO_PANIC = guarded(': ', /(?:^|\s)(?:panic|fatal error): /);
+const GOROUTINE = guarded('goroutine ', /(?:^|\s)goroutine \d{1,12} \[[^\]]*\]:$/);
 const GO_FILE = /\t((?:[A-Za-z]:)?[^\t]*\.go):(\d{1,9})(?: \+0x[0-9a-f]+)?$/;
-const GO_EXIT = /(?:^|\s)exit status \d{1,5}$/;
-const RUST_PANIC = /(?:^|\s)thread '[^']*'(?: \(\d+\))? panicked at (?:'(.*)', )?(\S+?):(\d{1,9}):(\d{1,9}):?$/;
-const RUST_NOTE = /(?:^|\s)note: (?:run with `RUST_BACKTRACE=|Some details are omitted)/;
-const RUST_BACKTRACE = /(?:^|\s)stack backtrace:$/;
+const GO_EXIT = guarded('exit status ', /(?:^|\s)exit status \d{1,5}$/);
+const RUST_PANIC = guarded(' panicked at ', /(?:^|\s)thread '[^']*'(?: \(\d+\))? panicked at (?:'(.*)', )?(\S+?):(\d{1,9}):(\d{1,9}):?$/);
+const RUST_NOTE = guarded('note: ', /(?:^|\s)note: (?:run with `RUST_BACKTRACE=|Some details are omitted)/);
+const RUST_BACKTRACE = guarded('stack backtrace:', /(?:^|\s)stack backtrace:$/);
 const LOCATION = /^(.*?):(\d{1,9})(?::(\d{1,9}))?$/;
 
 function isSpace(c: number): boolean {
@@ -423,6 +423,13 @@ export interface HeaderMatch {
   cls: [number, number];
   msg: [number, number];
   code?: string;
+}
+
+/** A regular expression that needs `token` in the text to match: exec() looks for the token first
+ * (one string search) and runs the expression only where it is (most lines of a log have none of
+ * the tokens: each expression would try every position of the line). */
+function guarded(token: string, re: RegExp): { exec(text: string): RegExpExecArray | null } {
+  return { exec: (text) => (text.indexOf(token) >= 0 ? re.exec(text) : null) };
 }
 
 /** The first `SomeError: message` / `pkg.SomeException` (at the end of the line) in a line, if any. */

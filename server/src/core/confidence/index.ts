@@ -454,7 +454,17 @@ export class PlainScorer {
             };
       this.recs[entry] = record;
       a = ASKED;
-      for (const code of [false, true]) for (const cls of [false, true]) if (plainScoreCeiling(record, code, cls) >= this.minConfidence) a |= allowsBit(code, cls);
+      // (the ceiling only grows with the code and the class on the line: a record that cannot reach
+      // the threshold with both costs one ceiling, one that reaches it with neither two)
+      const min = this.minConfidence;
+      if (plainScoreCeiling(record, true, true) >= min) {
+        a |= allowsBit(true, true);
+        if (plainScoreCeiling(record, false, false) >= min) a |= allowsBit(false, false) | allowsBit(true, false) | allowsBit(false, true);
+        else {
+          if (plainScoreCeiling(record, true, false) >= min) a |= allowsBit(true, false);
+          if (plainScoreCeiling(record, false, true) >= min) a |= allowsBit(false, true);
+        }
+      }
       this.allows[entry] = a;
     }
     return a;
