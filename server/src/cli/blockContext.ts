@@ -25,6 +25,8 @@ export const AFTER = 48;
 export const NEAR = 4;
 /** Lines whose start and text are remembered (more than a window). */
 const RING = 1024;
+/** Bytes a quiet run grows by at once when matched lines follow each other (quietAround). */
+const QUIET_CHUNK = 8 * 1024;
 
 export type Emit<T> = (lineNumber: number, line: string, payload: T, block: ErrorBlock | undefined, role: BlockLineRole | undefined) => void;
 
@@ -52,6 +54,13 @@ export class BlockContext<T> implements BlockHooks {
    * and where the line after its last one does (empty: none). */
   private quietStart = 0;
   private quietEnd = 0;
+  /** The number of the run's first line (the one starting at quietStart). */
+  private quietFirst = 0;
+  /** A run is not grown by a chunk (QUIET_CHUNK) up to here: the last chunk looked at, not quiet. */
+  private noisyUntil = 0;
+  /** The last matched line whose neighbourhood's end was worked out (quietAround), and that end. */
+  private nearLine = -1;
+  private nearEnd = 0;
   /** The last line of this block, once known. */
   private last = Infinity;
   /** The last matched line of this block and its start (-1: none yet). */
@@ -86,6 +95,8 @@ export class BlockContext<T> implements BlockHooks {
     this.ringText.fill(undefined);
     this.anchorStart = -1;
     this.quietStart = this.quietEnd = 0;
+    this.noisyUntil = 0;
+    this.nearLine = -1;
     this.last = Infinity;
   }
 
@@ -203,20 +214,31 @@ export class BlockContext<T> implements BlockHooks {
    * the lines reach past this block): each line is looked at.
    * The bytes looked at and found quiet are remembered as one run (bytes quietStart .. quietEnd,
    * both line starts): matched lines one after another (a log where most lines match) look
-   * at each line's bytes once, not at each of their NEAR neighbours'. */
+   * at each line's bytes once, not at each of their NEAR neighbours'; such a run grows by
+   * QUIET_CHUNK bytes at a time, so the next matched lines are inside it and cost a compare. */
   private quietAround(k: number): boolean {
     const buf = this.buf;
     if (!buf || k - NEAR < this.first) return false;
     const at = this.startKnown(k);
     if (at < 0) return false;
     // (NEAR + 1 '\n' from line k's start: at least lines k .. k + NEAR, also where a lone CR ends
-    // some of them)
+    // some of them; carried on from the last matched line's end when that line is a few before:
+    // one '\n' further per line, which reaches at least as far)
     let e = at;
-    for (let j = 0; j <= NEAR; j++) {
+    let need = NEAR + 1;
+    if (this.nearLine >= 0 && this.nearLine < k && k - this.nearLine <= NEAR) {
+      e = this.nearEnd;
+      need = k - this.nearLine;
+    }
+    for (let j = 0; j < need; j++) {
       e = buf.indexOf(10, e);
       if (e < 0 || e + 1 >= this.n) return false;
       e++;
     }
+    this.nearLine = k;
+    this.nearEnd = e;
+    // lines k - NEAR .. k + NEAR inside the quiet run
+    if (this.quietEnd > this.quietStart && k - NEAR >= this.quietFirst && e <= this.quietEnd) return true;
     const from = this.startOf(k - NEAR);
     if (from < 0) return false;
     // line k - NEAR starts in the quiet run: only the bytes after the run are new
@@ -224,9 +246,26 @@ export class BlockContext<T> implements BlockHooks {
     if (inRun && e <= this.quietEnd) return true;
     const s = inRun ? this.quietEnd : from;
     if (e - s > 16 * 1024) return false;
+    if (inRun && this.quietEnd >= this.noisyUntil) {
+      // the run goes on (matched lines one after another): its next QUIET_CHUNK bytes looked at
+      // at once, so that the next matched lines are inside it (a chunk that is not quiet is not
+      // tried again before the run is past it)
+      const nl = buf.indexOf(10, Math.max(e, s + QUIET_CHUNK) - 1);
+      if (nl >= 0 && nl + 1 < this.n && nl + 1 > e) {
+        const chunk = buf.subarray(s, nl + 1);
+        if (chunk.indexOf(0x1b) >= 0 ? quietStripped(buf, s, nl + 1) : !mayHoldBlockShape(chunk)) {
+          this.quietEnd = nl + 1;
+          return true;
+        }
+        this.noisyUntil = nl + 1;
+      }
+    }
     const bytes = buf.subarray(s, e);
     if (bytes.indexOf(0x1b) >= 0 ? !quietStripped(buf, s, e) : mayHoldBlockShape(bytes)) return false;
-    if (!inRun) this.quietStart = from;
+    if (!inRun) {
+      this.quietStart = from;
+      this.quietFirst = k - NEAR;
+    }
     this.quietEnd = e;
     return true;
   }
