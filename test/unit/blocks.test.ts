@@ -158,6 +158,21 @@ describe('error blocks (core/blocks)', () => {
       });
     }
 
+    it("a Node error's properties cut short by the next log record: the block ends before that record", () => {
+      const trace = traceLines('node/fs_enoent.txt');
+      const open = trace.findIndex((l) => /\{\s*$/.test(l) && /^\s+at /.test(l));
+      assert.ok(open > 0, 'the trace has a properties object');
+      // the dump stops after the first property (a log that interleaves it with other records)
+      const records = Array.from({ length: 150 }, (_, i) => `2026-12-01 09:00:00 ERROR unknown archive format 'zip${i}'`);
+      const lines = [...trace.slice(0, open + 2), ...records];
+      const blocks = findBlocks(lines);
+      assert.equal(blocks.length, 1);
+      assert.equal(blocks[0]!.last, open + 1, 'the block holds the frames and the property, not the records after it');
+      // the whole dump is still one block with every property
+      const whole = findBlocks(trace);
+      assert.equal(whole[0]!.last, trace.findIndex((l, i) => i > open && l.trim() === '}'));
+    });
+
     it('frame lines are frames; the code a traceback quotes and its carets are quoted', () => {
       for (const name of traceFiles()) {
         const lines = traceLines(name);

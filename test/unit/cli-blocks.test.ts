@@ -191,6 +191,34 @@ describe('cli scan: error blocks', () => {
     assert.deepEqual(got, want);
   });
 
+  it('a log where every line matches, traces and coloured lines among them (quiet runs grown by chunks): what a parse of the whole text gives', () => {
+    // matched lines one after another grow a quiet run by chunks of bytes: a trace, or a coloured
+    // line, just past a chunk that was quiet must still get its window and its roles
+    const r = rng(11);
+    const traces = traceLog();
+    const lines: string[] = [];
+    let t = 0;
+    for (let round = 0; lines.length < 60_000; round++) {
+      const n = 5 + Math.floor(r() * (round % 3 === 0 ? 40 : 400));
+      for (let i = 0; i < n; i++) {
+        const plain = `2026-12-01 09:00:00 ERROR unknown archive format 'zip${lines.length}'`;
+        lines.push(r() < 0.03 ? `\x1b[31m2026-12-01 09:00:00 ERROR\x1b[0m unknown archive format 'c${i}'` : plain);
+      }
+      const len = 3 + Math.floor(r() * 30);
+      lines.push(...traces.slice(t, t + len));
+      t = (t + len) % traces.length;
+    }
+    const text = lines.join('\n') + '\n';
+    assert.ok(text.length > 2 << 20, `${text.length} bytes`);
+    const file = path.join(dir, 'dense-traces.log');
+    writeFileSync(file, text);
+    const got = rows(scanJson(file));
+    const want = expected(lines);
+    assert.ok(want.filter((w) => w.includes(' block ')).length > 100);
+    assert.ok(want.length > 50_000, `${want.length} matches`);
+    assert.deepEqual(got, want);
+  });
+
   it('windows across byte blocks anywhere, with \\n, \\r\\n and lone \\r line ends: the roles of a parse of the whole text', async () => {
     // every line of the traces as one input, cut into chunks of every size: each chunk's whole lines
     // are one byte block of the scan, so block boundaries fall anywhere in and around the traces

@@ -141,12 +141,20 @@ export class BlockContext<T> implements BlockHooks {
     let from = this.fed + 1;
     let near = true;
     if (lineNumber > this.want) {
-      // no window wants this line: decide what is pending, and look around it first
-      this.feedTo(this.want);
-      this.stream.flush();
+      // no window wants this line: look around it first
       if (!this.nearBlock(lineNumber, line, quiet)) {
+        // outside any block: what is pending is decided first (in order)
+        this.feedTo(this.want);
+        this.stream.flush();
         this.emit(lineNumber, line, payload, undefined, undefined);
         return;
+      }
+      // its window: from the lines fed so far when it reaches back to them (no gap: a block that
+      // starts in the last window's lines and runs on into this one's is parsed whole), else
+      // after a gap that decides what is pending
+      if (lineNumber - BEFORE > this.fed + 1) {
+        this.feedTo(this.want);
+        this.stream.flush();
       }
       from = Math.max(this.fed + 1, lineNumber - BEFORE, 1);
     } else {

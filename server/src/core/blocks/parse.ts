@@ -513,7 +513,8 @@ function stack(
 }
 
 /** Node's properties after the last frame (`{`, `  code: 'ENOENT',`, `}`); stops before a
- * `[cause]: Error: ...` line (the cause is a block of its own). Returns the next line. */
+ * `[cause]: Error: ...` line (the cause is a block of its own) or a new log record. Returns the
+ * next line. */
 function props(b: Builder, pre: Prefixed, j: number): number {
   let depth = 1;
   for (let k = 0; k < MAX_PROPS_LINES && depth > 0 && !b.full; k++, j++) {
@@ -521,6 +522,8 @@ function props(b: Builder, pre: Prefixed, j: number): number {
     if (!l) return j;
     const t = l.info.text.slice(l.off).trim();
     if (/^\[cause\]: /.test(t) && exceptionHeader(t)) return j;
+    // (a new log record ends properties cut short: a log that holds part of an error's dump)
+    if (looksLikeRecordStart(t)) return j;
     if (/^[}\]]/.test(t)) depth--;
     if (/[{[]$/.test(t)) depth++;
     b.role('other');
