@@ -46,23 +46,26 @@ function writeRecords(dir: string, records: GenRecord[]): void {
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
   const PER_FILE = 50_000;
-  for (let f = 0; f * PER_FILE < records.length; f++) {
-    const fd = fs.openSync(path.join(dir, `part-${String(f).padStart(3, '0')}.json`), 'w');
-    try {
-      fs.writeSync(fd, '[\n');
-      let buf = '';
-      records.slice(f * PER_FILE, (f + 1) * PER_FILE).forEach((r, i) => {
-        const rec = { id: r.id, slug: `bench-${r.id}`, errorCode: r.errorCode, errorMessage: r.message, messagePattern: r.pattern, ...TEMPLATE };
-        buf += (i ? ',\n' : '') + JSON.stringify(rec);
-        if (buf.length > 1 << 20) {
-          fs.writeSync(fd, buf);
-          buf = '';
-        }
-      });
-      fs.writeSync(fd, buf + '\n]\n');
-    } finally {
-      fs.closeSync(fd);
-    }
+  for (let f = 0; f * PER_FILE < records.length; f++) writeRecordFile(path.join(dir, `part-${String(f).padStart(3, '0')}.json`), records.slice(f * PER_FILE, (f + 1) * PER_FILE));
+}
+
+/** Writes generated records as one JSON file of full records (TEMPLATE's fields). */
+export function writeRecordFile(file: string, records: readonly GenRecord[]): void {
+  const fd = fs.openSync(file, 'w');
+  try {
+    fs.writeSync(fd, '[\n');
+    let buf = '';
+    records.forEach((r, i) => {
+      const rec = { id: r.id, slug: `bench-${r.id}`, errorCode: r.errorCode, errorMessage: r.message, messagePattern: r.pattern, ...TEMPLATE };
+      buf += (i ? ',\n' : '') + JSON.stringify(rec);
+      if (buf.length > 1 << 20) {
+        fs.writeSync(fd, buf);
+        buf = '';
+      }
+    });
+    fs.writeSync(fd, buf + '\n]\n');
+  } finally {
+    fs.closeSync(fd);
   }
 }
 
