@@ -11,35 +11,8 @@ import * as path from 'node:path';
 import { TestClient } from '../protocol/client';
 import { generateLog, generateRecords, type GenRecord } from './gen';
 import type { BenchContext, Section } from './section';
+import { writeRecordFile } from './cliRun';
 
-const TEMPLATE = {
-  repo: 'bench/generated',
-  errorType: 'exception',
-  errorClass: 'BenchError',
-  httpStatus: null,
-  severity: 'error',
-  filePath: 'src/bench/module.py',
-  lineNumber: 10,
-  sourceCode: null,
-  sourceCodeStart: null,
-  sourceCodeEnd: null,
-  githubUrl: 'https://github.com/bench/generated/blob/0000000000000000000000000000000000000000/src/bench/module.py#L10',
-  documentation: 'A generated record for the benchmark. It explains nothing, but it has the size of a real one.',
-  triggerScenarios: 'Generated.',
-  commonSituations: 'Generated.',
-  solutions: ['Do the thing', 'Do the other thing'],
-  exampleFix: null,
-  handlingStrategy: 'try-catch',
-  validationCode: 'if not ready:\n    wait()',
-  typeGuard: null,
-  tryCatchPattern: 'try:\n    run()\nexcept BenchError:\n    retry()',
-  preventionTips: ['Be careful'],
-  tags: ['bench'],
-  backgroundTag: 'generated',
-  analyzedSha: '0000000000000000000000000000000000000000',
-  analyzedAt: '2026-01-01T00:00:00.000Z',
-  schemaVersion: 2,
-};
 
 /** Writes the records as a folder of JSON files (one record file stays well under the loader's size cap). */
 function writeRecords(dir: string, records: GenRecord[]): void {
@@ -49,25 +22,6 @@ function writeRecords(dir: string, records: GenRecord[]): void {
   for (let f = 0; f * PER_FILE < records.length; f++) writeRecordFile(path.join(dir, `part-${String(f).padStart(3, '0')}.json`), records.slice(f * PER_FILE, (f + 1) * PER_FILE));
 }
 
-/** Writes generated records as one JSON file of full records (TEMPLATE's fields). */
-export function writeRecordFile(file: string, records: readonly GenRecord[]): void {
-  const fd = fs.openSync(file, 'w');
-  try {
-    fs.writeSync(fd, '[\n');
-    let buf = '';
-    records.forEach((r, i) => {
-      const rec = { id: r.id, slug: `bench-${r.id}`, errorCode: r.errorCode, errorMessage: r.message, messagePattern: r.pattern, ...TEMPLATE };
-      buf += (i ? ',\n' : '') + JSON.stringify(rec);
-      if (buf.length > 1 << 20) {
-        fs.writeSync(fd, buf);
-        buf = '';
-      }
-    });
-    fs.writeSync(fd, buf + '\n]\n');
-  } finally {
-    fs.closeSync(fd);
-  }
-}
 
 function pct(sorted: number[], p: number): number {
   if (!sorted.length) return NaN;

@@ -14,6 +14,7 @@
 //        BENCH_REAL_CASES=realistic,python,node_modules,typescript,coloured,templates,calibration
 //        (default: all; calibration: short-record matches of the real sets against the generator)
 //        BENCH_CLI_MB=200  BENCH_CLI_RECORDS=100000
+//        BENCH_REAL_CLI=0 (skip `error-explainer scan` itself on the realistic 100k and template logs)
 //        BENCH_THREADS=1|2 (default as `scan --threads`: 2 where there are 2 processors; 2: a second
 //        thread scans half of each block, engine.useScanThread)
 
@@ -31,6 +32,8 @@ import { rng, type GenRecord } from './gen';
 import { forEachByteBlock, forEachLine } from './reader';
 import { cachedLog } from './logCache';
 import type { BenchContext, Section } from './section';
+import { writeRecordFile } from './cliRun';
+import { scanOnce } from './cliRun';
 
 function seconds(t0: bigint): number {
   return Number(process.hrtime.bigint() - t0) / 1e9;
@@ -378,6 +381,38 @@ function calibration(ctx: BenchContext, real: readonly GenRecord[]): void {
   ctx.markdown(md);
 }
 
+/**
+ * The file scan above is the engine and the CLI's scorer in one process; `error-explainer scan`
+ * also gives each matched line its error-block context (cli/blockContext.ts), which costs most where
+ * most lines match. The same records (as full records) and logs through the CLI itself, a child
+ * process: its first run builds the index cache, then the best of `reps` warm runs (count format).
+ */
+function cliTable(ctx: BenchContext, cases: { name: string; records: GenRecord[]; log: string; rawS: number }[], reps: number): string {
+  let md = '### The same through `error-explainer scan` itself (a child process, `--format count`, warm index cache; best of ' + reps + ')\n\n';
+  md += '| case | raw read+split | cold (builds the cache) | **warm (ratio)** |\n|---|---:|---:|---:|\n';
+  for (const c of cases) {
+    const slug = c.name.replace(/[^a-z0-9]+/gi, '-').toLowerCase();
+    const file = path.join(ctx.benchDir, `real-cli-${slug}.json`);
+    writeRecordFile(file, c.records);
+    const cache = fs.mkdtempSync(path.join(ctx.benchDir, 'real-cli-cache-'));
+    try {
+      const cold = scanOnce(ctx.root, file, c.log, cache);
+      let warm = Infinity;
+      for (let i = 0; i < reps; i++) {
+        const w = scanOnce(ctx.root, file, c.log, cache);
+        if (w.out !== cold.out) throw new Error(`${c.name}: a warm run counted otherwise than the cold one`);
+        warm = Math.min(warm, w.ms / 1000);
+      }
+      ctx.log(`  ${c.name} through the CLI: cold ${(cold.ms / 1000).toFixed(2)} s, warm ${warm.toFixed(2)} s (ratio ${(c.rawS / warm).toFixed(2)})`);
+      md += `| ${c.name} | ${c.rawS.toFixed(2)} s | ${(cold.ms / 1000).toFixed(2)} s | ${warm.toFixed(2)} s (**${(c.rawS / warm).toFixed(2)}**) |\n`;
+    } finally {
+      fs.rmSync(cache, { recursive: true, force: true });
+      fs.rmSync(file, { force: true });
+    }
+  }
+  return md;
+}
+
 export const section: Section = {
   name: 'real',
   async run(ctx) {
@@ -386,12 +421,18 @@ export const section: Section = {
     const reps = Math.max(1, Number(ctx.env.BENCH_REPS ?? 3));
     const cases = new Set((ctx.env.BENCH_REAL_CASES ?? 'realistic,python,node_modules,typescript,coloured,templates,calibration').split(','));
     const results: ScanResult[] = [];
+    // cases also run through `error-explainer scan` itself (below)
+    const cliCases: { name: string; records: GenRecord[]; log: string; rawS: number }[] = [];
 
     if (cases.has('realistic')) {
       const maxN = Math.max(...sizes);
       const all = generateRealisticRecords(maxN, 11);
       const log = realisticLog(ctx, `realistic-g2-n${maxN}-${mb}mb`, all, mb);
-      for (const n of sizes) results.push(measure(ctx, `realistic ${n.toLocaleString('en-US')}`, all.slice(0, n), below(log, n), reps));
+      for (const n of sizes) {
+        const r = measure(ctx, `realistic ${n.toLocaleString('en-US')}`, all.slice(0, n), below(log, n), reps);
+        results.push(r);
+        if (n === 100000) cliCases.push({ name: r.name, records: all.slice(0, n), log: log.file, rawS: r.rawS });
+      }
       // the same at 100k with the short records all common English words (the generator's mix
       // before it was measured against real short records: a harder case than real sets are)
       if (sizes.includes(100000)) {
@@ -448,7 +489,9 @@ export const section: Section = {
       for (const n of [1500, 10000]) {
         const templates = generateTemplates(n, 3);
         const log = ensureRealLog(ctx, `templates-${n}-${mb}mb`, (write, truth) => generateTemplateLog(templates, mb * 1e6, 9, write, truth));
-        results.push(measure(ctx, `templates ${n.toLocaleString('en-US')} (every line matches)`, templates, log, reps));
+        const r = measure(ctx, `templates ${n.toLocaleString('en-US')} (every line matches)`, templates, log, reps);
+        results.push(r);
+        if (n === 10000) cliCases.push({ name: r.name, records: templates, log: log.file, rawS: r.rawS });
       }
     }
 
@@ -457,6 +500,7 @@ export const section: Section = {
     for (const r of results)
       md += `| ${r.name} | ${r.records.toLocaleString('en-US')} | ${r.buildMs.toFixed(0)} (+ ${r.byteMs.toFixed(0)}) ms | ${r.rawS.toFixed(2)} s | ${r.cliS.toFixed(2)} s (**${(r.rawS / r.cliS).toFixed(2)}**) | ${r.scanS.toFixed(2)} s (${(r.rawS / r.scanS).toFixed(2)}) | ${r.countS ? `${r.countS.toFixed(2)} s (**${(r.rawS / r.countS).toFixed(2)}**)` : '-'} | ${r.recall} | ${r.matchedLines.toLocaleString('en-US')} / ${r.lines.toLocaleString('en-US')} | ${r.brute} | ${r.perLine} |\n`;
     ctx.markdown(md);
+    if (ctx.env.BENCH_REAL_CLI !== '0' && cliCases.length) ctx.markdown(cliTable(ctx, cliCases, reps));
     for (const r of results) {
       ctx.target(`recall: ${r.name}`, r.recallOk, r.recall);
       if (r.brute !== '-') ctx.target(`brute-force equality: ${r.name}`, r.brute.split('/')[0] === r.brute.split('/')[1], r.brute);

@@ -20,6 +20,7 @@ import { fill, generateRealisticLog } from './realgen';
 import { forEachLine } from './reader';
 import { cachedLog } from './logCache';
 import type { BenchContext, Section } from './section';
+import { scanOnce } from './cliRun';
 import type { ErrorRecord } from '../../server/src/core/record';
 
 const MB = 1e6;
@@ -42,22 +43,6 @@ function makeLog(ctx: BenchContext, base: string, records: ErrorRecord[], mb: nu
   ).file;
 }
 
-interface Run {
-  ms: number;
-  out: string;
-}
-
-function scanOnce(root: string, records: string | readonly string[], log: string, cacheDir: string, extra: string[] = [], format = 'count'): Run {
-  const t0 = process.hrtime.bigint();
-  const p = spawnSync(process.execPath, [path.join(root, 'dist/cli.js'), 'scan', '--format', format, '--no-bundled', ...[records].flat().flatMap((r) => ['--records', r]), ...extra, log], {
-    encoding: 'utf8',
-    env: { ...process.env, ERROR_EXPLAINER_INDEX_CACHE: cacheDir },
-    maxBuffer: 64 << 20,
-  });
-  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  if (p.status !== 0) throw new Error(`scan failed (${p.status}): ${p.stderr.slice(0, 500)}`);
-  return { ms, out: p.stdout.trim() };
-}
 
 export const section: Section = {
   name: 'scan',

@@ -5,7 +5,7 @@
 // N realistic records (seed 11, as the `real` section's), or with `templates` N log templates
 // (seed 3), each with the lsp section's full-record fields.
 import { generateRealisticRecords, generateTemplates } from './realgen';
-import { writeRecordFile } from './lsp';
+import { writeRecordFile } from './cliRun';
 
 const [nArg, out, kind] = process.argv.slice(2);
 const n = Number(nArg);
