@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { MatchEngine } from '../../server/src/core/engine';
 import { RegexMatcher } from '../../server/src/core/engine/matchers';
-import { linearRegex, MAX_PROGRAM_SIZE, SETS } from '../../server/src/core/linearRegex';
+import { CACHE_INSTRUCTIONS, linearRegex, linearRegexCache, MAX_PROGRAM_SIZE, SETS } from '../../server/src/core/linearRegex';
 import { parseRecordText } from '../../server/src/core/load';
 import { patternProblem } from '../../server/src/core/pattern';
 import { REPO } from '../shared/paths';
@@ -193,5 +193,26 @@ describe('linear regex: time', () => {
       // engine takes hours here. Bound: 500 µs/char
       assert.ok(ms < 0.5 * line.length, `${ms} ms`);
     }
+  });
+});
+
+describe('linearRegex: the program cache', () => {
+  it('keeps a working set of 2,000 small programs: each compiles once however often it is used', () => {
+    const pats = Array.from({ length: 2000 }, (_, i) => `cache test ${i} (?:ab|cd)[0-9]+ (\\w+) done`);
+    const before = linearRegexCache().compiles;
+    for (let round = 0; round < 3; round++) for (const p of pats) assert.notEqual(typeof linearRegex(p), 'string');
+    assert.equal(linearRegexCache().compiles - before, pats.length);
+  });
+
+  it('holds at most CACHE_INSTRUCTIONS instructions, large programs too', () => {
+    let seen = 0;
+    for (let i = 0; i < 1000; i++) {
+      const re = linearRegex(`big ${i} (?:[a-f]{3}x|[0-9]{4}y|(?:zz){8}){1,9}`);
+      assert.notEqual(typeof re, 'string');
+      seen += (re as { programSize(): number }).programSize();
+      const c = linearRegexCache();
+      assert.ok(c.instructions <= CACHE_INSTRUCTIONS, `${c.instructions} instructions held`);
+    }
+    assert.ok(seen > 2 * CACHE_INSTRUCTIONS, `the test's programs (${seen} instructions) overflow the cache`);
   });
 });

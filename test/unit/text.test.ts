@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { lineViews, needsViews, stripAnsi } from '../../server/src/core/text';
+import { stripEscapeBytes } from '../../server/src/cli/blockContext';
+import { baseView, lineViews, needsViews, splitLines, stripAnsi } from '../../server/src/core/text';
 
 /** Every view offset maps to the original offset of the same character. */
 function assertMapsBack(line: string): void {
@@ -28,6 +29,36 @@ describe('text: stripAnsi', () => {
     assert.equal(stripAnsi('text \x1b]633;P;Cwd=/x'), 'text ');
     const plain = 'no escapes here';
     assert.equal(stripAnsi(plain), plain);
+  });
+});
+
+describe('blockContext: stripEscapeBytes (coloured lines read in bytes)', () => {
+  /** What a reader of the decoded lines sees: each line stripped (baseView), joined by '\n'. */
+  const byText = (bytes: Buffer): Buffer => Buffer.from(splitLines(bytes.toString('utf8')).map((l) => baseView(l).text).join('\n'), 'utf8');
+  const pieces = ['\x1b[1;31m', '\x1b[0m', '\x1b[38;5;208m', '\x1b]633;A\x07', '\x1b]8;;http://x\x1b\\', '\x1b(B', '\x1bM', '\x1b', '\x1b]0;unterminated', 'File "a.py", line 3', '  at f (x.js:1:2)', 'Traceback', 'é', '€', '😀', ' ', 'a', 'E', '\r\n', '\n', '\r', '\t', '[', ']', ';', '7'];
+
+  it('gives the bytes of the decoded lines stripped one by one and joined (random coloured text)', () => {
+    let seed = 7;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 8) % n;
+    const out = Buffer.alloc(8);
+    for (let t = 0; t < 3000; t++) {
+      let text = '';
+      for (let k = rnd(30); k > 0; k--) text += pieces[rnd(pieces.length)];
+      const bytes = Buffer.from(text, 'utf8');
+      // with a prefix and suffix around the range, a scratch buffer too small and one reused
+      const framed = Buffer.concat([Buffer.from('x\x1b['), bytes, Buffer.from('\x1b]9')]);
+      const want = byText(bytes);
+      assert.deepEqual(Buffer.from(stripEscapeBytes(framed, 3, 3 + bytes.length)), want, JSON.stringify(text));
+      assert.deepEqual(Buffer.from(stripEscapeBytes(framed, 3, 3 + bytes.length, out)), want, JSON.stringify(text));
+    }
+  });
+
+  it('keeps the ASCII bytes around an invalid UTF-8 sequence where decoding leaves them', () => {
+    const bytes = Buffer.from([0x41, 0xc3, 0x1b, 0x5b, 0x31, 0x6d, 0x42, 0xff, 0x0d, 0x0a, 0x43]);
+    const got = Buffer.from(stripEscapeBytes(bytes, 0, bytes.length));
+    assert.deepEqual([...got], [0x41, 0xc3, 0x42, 0xff, 0x0a, 0x43]);
+    // (the decoded text's ASCII characters, in order)
+    assert.equal(got.toString('latin1').replace(/[^\x00-\x7f]/g, ''), byText(bytes).toString('utf8').replace(/[^\x00-\x7f]/g, ''));
   });
 });
 

@@ -16,7 +16,7 @@ import type { BlockLineRole, ErrorBlock } from '../core/blocks';
 import { BlockStream, hasBlockShape, isFrameLine } from '../core/blocks';
 import { exceptionHeader, mayHoldBlockShape } from '../core/blocks/shapes';
 import type { BlockHooks } from '../core/lineScan';
-import { baseView } from '../core/text';
+import { escapeLengthOf } from '../core/text';
 
 export const BEFORE = 40;
 export const AFTER = 48;
@@ -395,16 +395,57 @@ export class BlockContext<T> implements BlockHooks {
   }
 }
 
-/** mayHoldBlockShape's answer for lines with escape sequences (coloured lines): each line of
- * buf[s, e) as a block's test reads it (hasBlockShape: ANSI stripped, core/text baseView), the
- * lines joined again and looked at in UTF-8; true: surely no line there has a block shape. (One
- * coloured line in a neighbourhood sent every line of it through hasBlockShape: a sixth of a warm
- * scan's matched lines on the scan bench's log.) */
+/** mayHoldBlockShape's answer for lines with escape sequences (coloured lines): the lines of
+ * buf[s, e) with their escape sequences removed as a block's test reads each (hasBlockShape: ANSI
+ * stripped, core/text baseView), in bytes (stripEscapeBytes: no decoding, no strings); true:
+ * surely no line there has a block shape. (One coloured line in a neighbourhood sent every line of
+ * it through hasBlockShape: a sixth of a warm scan's matched lines on the scan bench's log.) */
 function quietStripped(buf: Buffer, s: number, e: number): boolean {
-  const lines = buf.toString('utf8', s, e).split(/\r\n|\n|\r/);
-  for (let i = 0; i < lines.length; i++) if (lines[i]!.indexOf('\x1b') >= 0) lines[i] = baseView(lines[i]!).text;
-  const text = lines.join('\n');
-  return text.indexOf('\x1b') < 0 && !mayHoldBlockShape(Buffer.from(text, 'utf8'));
+  if (strippedScratch.length < e - s) strippedScratch = Buffer.allocUnsafe(Math.max(e - s, 2 * strippedScratch.length));
+  return !mayHoldBlockShape(stripEscapeBytes(buf, s, e, strippedScratch));
+}
+/** quietStripped's output bytes, reused (the bytes are not kept). */
+let strippedScratch = Buffer.allocUnsafe(16 * 1024);
+
+/**
+ * The lines of the UTF-8 bytes b[s, e) with their escape sequences removed, each line as a text
+ * view reads it alone (core/text escapeLengthOf bounded by its line's end, as stripMapped on the
+ * decoded line), joined by '\n' (\r\n and a lone \r end a line too, as splitLines), in `out`
+ * (at least e - s bytes; a new buffer without it): no string is made. Valid UTF-8 gives the bytes
+ * of the decoded text stripped line by line and joined; a byte of an invalid sequence stays itself
+ * (a decoder makes it U+FFFD), and every ASCII byte is where decoding would leave it, so a search
+ * for ASCII tokens finds at least what it would find in the decoded text. The runs between
+ * escape sequences are copied natively (a log's line ends are \n alone: no byte is looked at).
+ */
+export function stripEscapeBytes(b: Buffer, s: number, e: number, out?: Buffer): Buffer {
+  const o = out && out.length >= e - s ? out : Buffer.allocUnsafe(e - s);
+  const cr = b.indexOf(0x0d, s);
+  const hasCr = cr >= 0 && cr < e;
+  const code = (k: number): number => b[k]!;
+  let w = 0;
+  let i = s;
+  while (i < e) {
+    let x = b.indexOf(0x1b, i);
+    if (x < 0 || x > e) x = e;
+    // the run before it, its line ends as '\n'
+    if (!hasCr) w += b.copy(o, w, i, x);
+    else
+      for (let k = i; k < x; k++) {
+        const c = b[k]!;
+        if (c !== 0x0d) o[w++] = c;
+        else if (k + 1 >= e || b[k + 1] !== 0x0a) o[w++] = 0x0a;
+      }
+    if (x >= e) break;
+    // the sequence at x, ended at the latest by its line's end
+    let le = b.indexOf(0x0a, x);
+    if (le < 0 || le > e) le = e;
+    if (hasCr) {
+      const r = b.indexOf(0x0d, x);
+      if (r >= 0 && r < le) le = r;
+    }
+    i = x + escapeLengthOf(code, x, le);
+  }
+  return o.subarray(0, w);
 }
 
 /** buf.lastIndexOf(10, from), by a byte loop over the first 256 bytes (a log line is shorter: the
