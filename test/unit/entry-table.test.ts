@@ -52,6 +52,21 @@ describe('index cache: the entry table', () => {
     assert.deepEqual(decodeEntries(t, ascii.length).entries.map(plain), ascii);
   });
 
+  it('a table of many steps (10,000 entries, encoded 4,096 at a time) comes back whole, UTF-8 and, with one lone surrogate near its end, UTF-16', () => {
+    const many = (i: number): EngineEntry => entries[i % 4]!; // (the well-formed ones)
+    const manyClass = (i: number) => classes[i % 4]!;
+    const n = 10_000;
+    for (const lone of [-1, 9_000]) {
+      const t = encodeEntries(n, (i) => (i === lone ? entries[4]! : many(i)), (i) => (i === lone ? classes[4]! : manyClass(i)));
+      assert.equal(t.encoding, lone < 0 ? 'utf8' : 'utf16le');
+      const got = decodeEntries(t, n);
+      for (const i of [0, 4095, 4096, 8191, 8192, 8999, 9000, 9001, n - 1]) {
+        assert.deepEqual(plain(got.entries[i]!), i === lone ? entries[4] : many(i), `entry ${i}`);
+        assert.equal(got.errorClass(i), i === lone ? classes[4] : manyClass(i), `class ${i}`);
+      }
+    }
+  });
+
   it('a lone surrogate in an id, pattern or class (which UTF-8 cannot hold) comes back exactly: the table is UTF-16 then', () => {
     const t = encode(entries.length);
     assert.equal(t.encoding, 'utf16le');

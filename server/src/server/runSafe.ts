@@ -44,35 +44,32 @@ export function interactive<T>(run: () => Promise<T>): Promise<T> {
   return run().finally(() => setImmediate(() => interactivePending--));
 }
 
-/** Chunks of input seen on the connection (main.ts notes stdin's), and how many a yield saw. */
-let inputNoted = 0;
-let inputSeen = 0;
-/** Turns a yield gives input that arrived during a slice: vscode-jsonrpc reads a message and hands
- * it to its handler a few turns later (measured: status requests during a 50 MB scan took 17-22
- * ms with none, ~1 ms with these). At most MAX_INPUT_TURNS per yield. */
-const INPUT_TURNS = 4;
+/** When input last arrived on the connection (main.ts notes stdin's chunks). */
+let inputAt = -Infinity;
+/** A yield goes on yielding while input came this recently: vscode-jsonrpc reads a message and
+ * hands it to its handler a few event-loop turns later (measured: status requests during a 50 MB
+ * scan took 17-22 ms with no such turns, ~1 ms with them). Input that came during a slice is noted
+ * in the yield's first turn. At most MAX_INPUT_TURNS per yield (a stream of input does not stop
+ * the work). The window is the same for every yield: each background runner (a document scan,
+ * the index cache's write, the record lookups' build) waits in it. (When the input was the first
+ * yield's to see alone, the other runners' slices ran in the turns it gave: hovers on a cold start
+ * with 100k records waited 50-130 ms.) */
+const INPUT_QUIET_MS = 2;
 const MAX_INPUT_TURNS = 64;
 
 /** A chunk of input arrived (a request may be on its way to its handler). */
 export function noteInput(): void {
-  inputNoted++;
+  inputAt = performance.now();
 }
 
-/** Yield to the event loop, and keep yielding while interactive requests are in progress: long
- * background work calls this between its slices, so a hover waits for one slice at most. */
+/** Yield to the event loop, and keep yielding while interactive requests are in progress or input
+ * has just come: long background work calls this between its slices, so a hover waits for one
+ * slice at most. */
 export async function yieldToInteractive(): Promise<void> {
-  let left = 0;
   for (let turn = 0; ; turn++) {
     await yieldToEventLoop();
     if (interactivePending > 0) continue;
-    // input came: its request reaches its handler a few turns later (then it is interactive, or
-    // it was not a request a person waits for); those turns come before the next slice (at most
-    // MAX_INPUT_TURNS in all: a stream of input does not stop the work)
-    if (inputNoted !== inputSeen) {
-      inputSeen = inputNoted;
-      left = INPUT_TURNS;
-    }
-    if (left-- > 0 && turn < MAX_INPUT_TURNS) continue;
+    if (turn < MAX_INPUT_TURNS && performance.now() - inputAt < INPUT_QUIET_MS) continue;
     return;
   }
 }

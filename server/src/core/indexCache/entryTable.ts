@@ -33,26 +33,51 @@ export interface EntryTable {
 /** The entry table of `entries` (field by field, as the entries give them) and their records'
  * error classes. */
 export function encodeEntries(n: number, entry: (i: number) => EngineEntry, errorClass: (i: number) => string | null): EntrySections {
-  const parts = new Array<string>(n * FIELDS);
+  const steps = encodeEntrySteps(n, entry, errorClass);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return { ...r.value, text: Buffer.concat(r.value.text) };
+  }
+}
+
+/** Entries encoded between two pauses of encodeEntrySteps. */
+const ENCODE_STEP = 4096;
+
+/** encodeEntries with a pause (a yield) every ENCODE_STEP entries, its text as the bytes of each
+ * step's entries, one after another (a server writing its index cache answers requests between
+ * them: at 100k records encoding the text at once took ~200 ms). A step's text is encoded as it is
+ * made; in the rare table whose text is UTF-16 (a lone surrogate), all of it again at the end. */
+export function* encodeEntrySteps(n: number, entry: (i: number) => EngineEntry, errorClass: (i: number) => string | null): Generator<void, Omit<EntrySections, 'text'> & { text: Buffer[] }> {
   const at = new Int32Array(n * FIELDS + 1);
   const nulls = new Uint8Array(n);
+  const texts: string[] = [];
+  const bytes: Buffer[] = [];
+  let utf8 = true;
   let length = 0;
-  for (let i = 0; i < n; i++) {
-    const e = entry(i);
-    const cls = errorClass(i);
-    const fields = [e.id, e.pattern, e.errorCode ?? '', JSON.stringify(e.captureNames), cls ?? ''];
-    // (undefined comes back null, as the JSON section this replaced gave it)
-    nulls[i] = (e.errorCode == null ? NO_CODE : 0) | (cls == null ? NO_CLASS : 0);
-    for (let f = 0; f < FIELDS; f++) {
-      at[i * FIELDS + f] = length;
-      parts[i * FIELDS + f] = fields[f]!;
-      length += fields[f]!.length;
+  // (one step at least: no entries make one empty text)
+  for (let s0 = 0; s0 === 0 || s0 < n; s0 += ENCODE_STEP) {
+    const parts: string[] = [];
+    for (let i = s0; i < Math.min(n, s0 + ENCODE_STEP); i++) {
+      const e = entry(i);
+      const cls = errorClass(i);
+      const fields = [e.id, e.pattern, e.errorCode ?? '', JSON.stringify(e.captureNames), cls ?? ''];
+      // (undefined comes back null, as the JSON section this replaced gave it)
+      nulls[i] = (e.errorCode == null ? NO_CODE : 0) | (cls == null ? NO_CLASS : 0);
+      for (let f = 0; f < FIELDS; f++) {
+        at[i * FIELDS + f] = length;
+        parts.push(fields[f]!);
+        length += fields[f]!.length;
+      }
     }
+    // (a field is a whole string: a surrogate pair never spans two steps' texts)
+    const text = parts.join('');
+    texts.push(text);
+    if (utf8 && !wellFormed(text)) utf8 = false;
+    if (utf8) bytes.push(Buffer.from(text, 'utf8'));
+    yield;
   }
   at[n * FIELDS] = length;
-  const text = parts.join('');
-  const encoding = wellFormed(text) ? 'utf8' : 'utf16le';
-  return { text: Buffer.from(text, encoding), at, nulls, encoding };
+  return { text: utf8 ? bytes : texts.map((t) => Buffer.from(t, 'utf16le')), at, nulls, encoding: utf8 ? 'utf8' : 'utf16le' };
 }
 
 /**

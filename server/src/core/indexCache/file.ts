@@ -44,7 +44,7 @@ import { indexCacheDir } from '../cacheDirs';
 export { indexCacheDir };
 import { runInSlices } from '../slices';
 import { type ScanColumns, type ScanExtra, emptyExtra, setExtra, validColumns } from '../scanColumns';
-import { type EntrySections, decodeEntries, encodeEntries } from './entryTable';
+import { type EntrySections, decodeEntries, encodeEntrySteps } from './entryTable';
 
 const MAGIC = Buffer.from('EEIDX\x01\n', 'latin1');
 /** Bump when the file layout or what a section holds changes. */
@@ -752,6 +752,9 @@ export interface WriteOptions {
    * that prints no prose (count, json, text without explanations): it skips encoding and writing
    * most of the records' bytes; a later run that reads prose finds it a miss and writes a full one. */
   prose?: boolean;
+  /** Between two slices of writeCacheAsync (default: one event-loop turn; the server waits there
+   * while a request a person waits for is answered). */
+  pause?: () => Promise<void>;
 }
 
 /** Writes the cache file of `key` (atomically), then keeps the newest MAX_ENTRIES. `entries`: the
@@ -780,10 +783,12 @@ export function refreshEngine(dir: string, key: string, engine: MatchEngine, sto
     if ('miss' in file) return `the cache file changed (${file.miss})`;
     const engineData = v8.serialize(snapshot);
     const sections = file.header.sections.map((sec) => ({ ...sec, data: sec.name === 'engine' ? engineData : file.sections.get(sec.name)! }));
-    writeEntry(
-      fileOf(dir, key),
-      { ...file.header, sections: sections.map(({ name, data, sha256 }) => ({ name, length: data.length, sha256: name === 'engine' ? createHash('sha256').update(data).digest('hex') : sha256 })) },
-      sections.map((sec) => sec.data),
+    drain(
+      writeEntry(
+        fileOf(dir, key),
+        { ...file.header, sections: sections.map(({ name, data, sha256 }) => ({ name, length: data.length, sha256: name === 'engine' ? createHash('sha256').update(data).digest('hex') : sha256 })) },
+        sections.map((sec) => sec.data),
+      ),
     );
     return undefined;
   } catch (e) {
@@ -793,7 +798,7 @@ export function refreshEngine(dir: string, key: string, engine: MatchEngine, sto
 
 /** writeCache in time slices of about `sliceMs`, with an event-loop turn between them. */
 export async function writeCacheAsync(dir: string, key: string, load: CachedLoad, entries?: readonly EngineEntry[], sliceMs = 10, opts: WriteOptions = {}): Promise<string | undefined> {
-  return (await runInSlices(writeSteps(dir, key, load, entries, opts.prose !== false), sliceMs))!.value;
+  return (await runInSlices(writeSteps(dir, key, load, entries, opts.prose !== false), sliceMs, { pause: opts.pause }))!.value;
 }
 
 /** Records encoded between two pauses of the writer. */
@@ -809,7 +814,7 @@ function* writeSteps(dir: string, key: string, load: CachedLoad, entries: readon
     // the records file first (streamed): an index file in place always has its records file beside
     // it (a lite-only entry has none: one left by an older entry of this key goes)
     const recordsTarget = recordsFileOf(dir, key);
-    if (prose) tmp = `${recordsTarget}.${process.pid}.tmp`;
+    if (prose) tmp = `${recordsTarget}.${process.pid}-${++writers}.tmp`;
     else {
       try {
         unlinkSync(recordsTarget);
@@ -859,14 +864,16 @@ function* writeSteps(dir: string, key: string, load: CachedLoad, entries: readon
     yield;
     const meta: Meta = { problems: load.problems, sources: load.sources, count: n };
     // (each big step between pauses: at 100k records one step took 1.6 s of a server's time)
-    const sections: [string, Buffer][] = [
+    // (a section is one buffer or several written one after another: the lite rows are not
+    // concatenated, 43 MB at 100k records)
+    const sections: [string, Buffer | Buffer[]][] = [
       ['meta', Buffer.from(JSON.stringify(meta), 'utf8')],
-      ['lite', Buffer.concat(liteParts, liteAt[n])],
+      ['lite', liteParts],
     ];
     yield;
     sections.push(['liteOffsets', v8.serialize(liteAt)], ['recordOffsets', v8.serialize(offsets)]);
     yield;
-    const table = encodeEntries(
+    const table = yield* encodeEntrySteps(
       n,
       (i) => engineEntries[i]!,
       (i) => records[i]!.errorClass ?? null,
@@ -877,17 +884,21 @@ function* writeSteps(dir: string, key: string, load: CachedLoad, entries: readon
     sections.push(['engine', v8.serialize(load.catalog.engine.snapshot())]);
     yield;
     const shas: string[] = [];
+    const lengths: number[] = [];
     for (const [, data] of sections) {
       const h = createHash('sha256');
-      for (let at = 0; at < data.length; at += HASH_PIECE) {
-        h.update(data.subarray(at, at + HASH_PIECE));
+      let length = 0;
+      for (const b of pieces(data)) {
+        h.update(b);
+        length += b.length;
         yield;
       }
       shas.push(h.digest('hex'));
+      lengths.push(length);
     }
-    writeEntry(
+    yield* writeEntry(
       fileOf(dir, key),
-      { format: FORMAT, key, sections: sections.map(([name, data], i) => ({ name, length: data.length, sha256: shas[i]! })), records: recordsInfo },
+      { format: FORMAT, key, sections: sections.map(([name], i) => ({ name, length: lengths[i]!, sha256: shas[i]! })), records: recordsInfo },
       sections.map(([, d]) => d),
     );
     evict(dir);
@@ -904,26 +915,56 @@ function* writeSteps(dir: string, key: string, load: CachedLoad, entries: readon
   }
 }
 
-/** Bytes of a section hashed between two pauses of the writer. */
-const HASH_PIECE = 8 << 20;
+/** Bytes of a section hashed, or of the file written, between two pauses of the writer (a
+ * server answers requests between them: one write of a 65 MB file took 200 ms at once). */
+const HASH_PIECE = 1 << 20;
+
+/** The bytes of a section (one buffer or several) in pieces of at most HASH_PIECE, in order. */
+function* pieces(data: Buffer | readonly Buffer[]): Generator<Buffer> {
+  for (const b of Buffer.isBuffer(data) ? [data] : data) for (let at = 0; at < b.length; at += HASH_PIECE) yield b.subarray(at, at + HASH_PIECE);
+}
+
+let writers = 0;
+
+/** All of b to fd (a write may take part of it). */
+function writeAll(fd: number, b: Buffer): void {
+  for (let at = 0; at < b.length; ) at += writeSync(fd, b, at, b.length - at);
+}
+
+/** Runs a writer's steps to their end at once. */
+function drain<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
 
 /** A cache file as the reader reads it (headerOf): the magic, the header's length (u32) and JSON,
- * then the sections' bytes in the header's order; written atomically. */
-function writeEntry(target: string, header: Header, sections: Buffer[]): void {
+ * then the sections' bytes in the header's order; written atomically, a pause between pieces. */
+function* writeEntry(target: string, header: Header, sections: (Buffer | readonly Buffer[])[]): Generator<void, void> {
   const json = Buffer.from(JSON.stringify(header), 'utf8');
   const len = Buffer.alloc(4);
   len.writeUInt32LE(json.length);
-  writeAtomically(target, [MAGIC, len, json, ...sections]);
-}
-
-function writeAtomically(target: string, parts: Buffer[]): void {
-  const tmp = `${target}.${process.pid}.tmp`;
+  // (one name per writer: two writers of this process may be paused at once)
+  const tmp = `${target}.${process.pid}-${++writers}.tmp`;
   const fd = openSync(tmp, 'w', 0o600);
   try {
-    for (const b of parts) writeSync(fd, b);
-  } finally {
+    for (const b of [MAGIC, len, json]) writeAll(fd, b);
+    for (const data of sections)
+      for (const b of pieces(data)) {
+        writeAll(fd, b);
+        yield;
+      }
+  } catch (e) {
     closeSync(fd);
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // not there
+    }
+    throw e;
   }
+  closeSync(fd);
   renameSync(tmp, target);
 }
 

@@ -49,7 +49,7 @@ export interface CacheOutcome {
   /** With a miss: writes the cache file for the next run (returns an error message, never throws). */
   save?: () => string | undefined;
   /** The same save in time slices (a server answers requests meanwhile). */
-  saveAsync?: (sliceMs?: number) => Promise<string | undefined>;
+  saveAsync?: (sliceMs?: number, pause?: () => Promise<void>) => Promise<string | undefined>;
   /** With a hit: writes the file's engine again when this run built a prefilter it lacked (see
    * file.ts refreshEngine: an entry a scan wrote has no string prefilter, one `explain` wrote no
    * byte index); nothing to add, nothing written. Returns an error message, never throws. */
@@ -115,6 +115,6 @@ async function withSave(loaded: CachedLoad, miss: CacheMiss, key: () => string, 
     load: built,
     cache: miss,
     save: () => writeCache(dir, key(), built, entries, { prose: full }),
-    saveAsync: (sliceMs?: number) => writeCacheAsync(dir, key(), built, entries, sliceMs, { prose: full }),
+    saveAsync: (sliceMs?: number, pause?: () => Promise<void>) => writeCacheAsync(dir, key(), built, entries, sliceMs, { prose: full, ...(pause ? { pause } : {}) }),
   };
 }

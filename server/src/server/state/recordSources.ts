@@ -17,7 +17,7 @@ import { type FileDigest, loadRecordsFromPath, LoadResult, mergeRecordSets } fro
 import type { ErrorRecord, RecordOrigin, RecordProblem } from '../../core/record';
 import type { SourceStatus, StatusResult } from '../../protocol';
 import { RecordIndex } from '../../core/recordIndex';
-import { errorText, Logger } from '../runSafe';
+import { errorText, Logger, yieldToInteractive } from '../runSafe';
 import { isInside } from '../uri';
 
 export const WORKSPACE_RECORDS_DIR = '.error-records';
@@ -191,7 +191,10 @@ async function loadCached(specs: SourceSpec[], trusted: boolean, log: Logger, ca
   if (got.cache !== 'hit' && got.cache !== 'off') loaded.status.indexCacheReason = got.cache;
   if (got.saveAsync) {
     const save = got.saveAsync;
-    loaded.saveCache = () => save(10);
+    // (in 4 ms slices behind hovers and other requests a person waits for, as a document scan is:
+    // with 10 ms slices and one event-loop turn between them, hovers during a cold start's write at
+    // 100k records waited up to 450 ms; now p99 27-30 ms, BENCH_SECTIONS=lsp)
+    loaded.saveCache = () => save(4, yieldToInteractive);
   }
   return loaded;
 }

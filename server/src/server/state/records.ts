@@ -14,7 +14,7 @@ import type { RecordProblem } from '../../core/record';
 import { RecordIndex } from '../../core/recordIndex';
 import type { RecordFileDto, StatusResult } from '../../protocol';
 import { DatasetCatalogs } from './datasetCatalogs';
-import { errorText, type Logger } from '../runSafe';
+import { errorText, type Logger, yieldToInteractive } from '../runSafe';
 import { pathToUri } from '../uri';
 import type { DocumentStore } from './documents';
 import { loadRecordFiles } from './recordFiles';
@@ -197,13 +197,13 @@ export class RecordsState {
   }
 
   /** Builds a load's record lookups (RecordIndex: by class, by raising file) ahead of their first
-   * use, in slices of about 10 ms between requests (a log hover needs none of them; a source
-   * file's hover or a code action that comes first finishes the build itself); stops when the
-   * records are replaced. */
+   * use, in slices of about 4 ms that step aside for requests (yieldToInteractive; a log hover
+   * needs none of them, a source file's hover or a code action that comes first finishes the build
+   * itself); stops when the records are replaced. */
   private prepareIndex(loaded: LoadedRecords): void {
     const stop = (): boolean => this.current !== loaded;
     setImmediate(() => {
-      if (!stop()) void runInSlices(loaded.index.buildSteps(), 10, { stop });
+      if (!stop()) void runInSlices(loaded.index.buildSteps(), 4, { stop, pause: yieldToInteractive });
     });
   }
 
