@@ -419,28 +419,31 @@ let strippedScratch = Buffer.allocUnsafe(16 * 1024);
  */
 export function stripEscapeBytes(b: Buffer, s: number, e: number, out?: Buffer): Buffer {
   const o = out && out.length >= e - s ? out : Buffer.allocUnsafe(e - s);
-  const cr = b.indexOf(0x0d, s);
-  const hasCr = cr >= 0 && cr < e;
-  const code = (k: number): number => b[k]!;
+  // (the range alone is searched: a search of the whole buffer runs on to its end, a MiB block,
+  // where the range holds no CR or no more escapes)
+  const v = b.subarray(s, e);
+  const n = v.length;
+  const hasCr = v.indexOf(0x0d) >= 0;
+  const code = (k: number): number => v[k]!;
   let w = 0;
-  let i = s;
-  while (i < e) {
-    let x = b.indexOf(0x1b, i);
-    if (x < 0 || x > e) x = e;
+  let i = 0;
+  while (i < n) {
+    let x = v.indexOf(0x1b, i);
+    if (x < 0) x = n;
     // the run before it, its line ends as '\n'
-    if (!hasCr) w += b.copy(o, w, i, x);
+    if (!hasCr) w += v.copy(o, w, i, x);
     else
       for (let k = i; k < x; k++) {
-        const c = b[k]!;
+        const c = v[k]!;
         if (c !== 0x0d) o[w++] = c;
-        else if (k + 1 >= e || b[k + 1] !== 0x0a) o[w++] = 0x0a;
+        else if (k + 1 >= n || v[k + 1] !== 0x0a) o[w++] = 0x0a;
       }
-    if (x >= e) break;
+    if (x >= n) break;
     // the sequence at x, ended at the latest by its line's end
-    let le = b.indexOf(0x0a, x);
-    if (le < 0 || le > e) le = e;
+    let le = v.indexOf(0x0a, x);
+    if (le < 0) le = n;
     if (hasCr) {
-      const r = b.indexOf(0x0d, x);
+      const r = v.indexOf(0x0d, x);
       if (r >= 0 && r < le) le = r;
     }
     i = x + escapeLengthOf(code, x, le);

@@ -18,3 +18,11 @@ export async function runInSlices<T>(steps: Iterator<unknown, T>, sliceMs: numbe
     if (opts.stop?.()) return undefined;
   }
 }
+
+/** Runs `steps` to its end at once (the synchronous form of runInSlices: a CLI, a test). */
+export function runSteps<T>(steps: Iterator<unknown, T>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}

@@ -5,6 +5,7 @@
 // and parsing all of them (500k strings, then collecting them) was the larger part of its serial
 // start.
 import type { EngineEntry } from '../engine/types';
+import { runSteps } from '../slices';
 
 /** Strings per entry in the text: id, pattern, error code ('' when null), capture names (JSON),
  * error class ('' when null). */
@@ -33,11 +34,8 @@ export interface EntryTable {
 /** The entry table of `entries` (field by field, as the entries give them) and their records'
  * error classes. */
 export function encodeEntries(n: number, entry: (i: number) => EngineEntry, errorClass: (i: number) => string | null): EntrySections {
-  const steps = encodeEntrySteps(n, entry, errorClass);
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return { ...r.value, text: Buffer.concat(r.value.text) };
-  }
+  const t = runSteps(encodeEntrySteps(n, entry, errorClass));
+  return { ...t, text: Buffer.concat(t.text) };
 }
 
 /** Entries encoded between two pauses of encodeEntrySteps. */
@@ -46,11 +44,11 @@ const ENCODE_STEP = 4096;
 /** encodeEntries with a pause (a yield) every ENCODE_STEP entries, its text as the bytes of each
  * step's entries, one after another (a server writing its index cache answers requests between
  * them: at 100k records encoding the text at once took ~200 ms). A step's text is encoded as it is
- * made; in the rare table whose text is UTF-16 (a lone surrogate), all of it again at the end. */
+ * made; in the rare table whose text is UTF-16 (a lone surrogate), the steps before are decoded
+ * and encoded again when it comes. */
 export function* encodeEntrySteps(n: number, entry: (i: number) => EngineEntry, errorClass: (i: number) => string | null): Generator<void, Omit<EntrySections, 'text'> & { text: Buffer[] }> {
   const at = new Int32Array(n * FIELDS + 1);
   const nulls = new Uint8Array(n);
-  const texts: string[] = [];
   const bytes: Buffer[] = [];
   let utf8 = true;
   let length = 0;
@@ -71,13 +69,15 @@ export function* encodeEntrySteps(n: number, entry: (i: number) => EngineEntry, 
     }
     // (a field is a whole string: a surrogate pair never spans two steps' texts)
     const text = parts.join('');
-    texts.push(text);
-    if (utf8 && !wellFormed(text)) utf8 = false;
-    if (utf8) bytes.push(Buffer.from(text, 'utf8'));
+    if (utf8 && !wellFormed(text)) {
+      utf8 = false;
+      for (let k = 0; k < bytes.length; k++) bytes[k] = Buffer.from(bytes[k]!.toString('utf8'), 'utf16le');
+    }
+    bytes.push(Buffer.from(text, utf8 ? 'utf8' : 'utf16le'));
     yield;
   }
   at[n * FIELDS] = length;
-  return { text: utf8 ? bytes : texts.map((t) => Buffer.from(t, 'utf16le')), at, nulls, encoding: utf8 ? 'utf8' : 'utf16le' };
+  return { text: bytes, at, nulls, encoding: utf8 ? 'utf8' : 'utf16le' };
 }
 
 /**

@@ -42,7 +42,7 @@ import { listRecordFiles } from '../load/walk';
 import { indexCacheDir } from '../cacheDirs';
 
 export { indexCacheDir };
-import { runInSlices } from '../slices';
+import { runInSlices, runSteps } from '../slices';
 import { type ScanColumns, type ScanExtra, emptyExtra, setExtra, validColumns } from '../scanColumns';
 import { type EntrySections, decodeEntries, encodeEntrySteps } from './entryTable';
 
@@ -761,11 +761,7 @@ export interface WriteOptions {
  * engine's entries of the records, when the caller has them (else made again). Errors are
  * returned, never thrown. */
 export function writeCache(dir: string, key: string, load: CachedLoad, entries?: readonly EngineEntry[], opts: WriteOptions = {}): string | undefined {
-  const steps = writeSteps(dir, key, load, entries, opts.prose !== false);
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return r.value;
-  }
+  return runSteps(writeSteps(dir, key, load, entries, opts.prose !== false));
 }
 
 /**
@@ -783,7 +779,7 @@ export function refreshEngine(dir: string, key: string, engine: MatchEngine, sto
     if ('miss' in file) return `the cache file changed (${file.miss})`;
     const engineData = v8.serialize(snapshot);
     const sections = file.header.sections.map((sec) => ({ ...sec, data: sec.name === 'engine' ? engineData : file.sections.get(sec.name)! }));
-    drain(
+    runSteps(
       writeEntry(
         fileOf(dir, key),
         { ...file.header, sections: sections.map(({ name, data, sha256 }) => ({ name, length: data.length, sha256: name === 'engine' ? createHash('sha256').update(data).digest('hex') : sha256 })) },
@@ -929,14 +925,6 @@ let writers = 0;
 /** All of b to fd (a write may take part of it). */
 function writeAll(fd: number, b: Buffer): void {
   for (let at = 0; at < b.length; ) at += writeSync(fd, b, at, b.length - at);
-}
-
-/** Runs a writer's steps to their end at once. */
-function drain<T>(steps: Generator<void, T>): T {
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return r.value;
-  }
 }
 
 /** A cache file as the reader reads it (headerOf): the magic, the header's length (u32) and JSON,
