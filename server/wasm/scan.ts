@@ -134,7 +134,9 @@ function probe(row: usize, h: i32, probe: i32, block: usize, n: i32): void {
       const slot = base + (<usize>i << 2);
       const payload = load<i32>(slot, SLOTS * 8);
       const at = probe - (payload & 7);
-      if (at < 0) continue; // (a key may end in the zero padding: see bytes.ts probe)
+      // (a key may end in the zero padding: see bytes.ts probe; one starting past the block, which
+      // may be followed by the rest of a larger one, is not its hit)
+      if (at < 0 || at >= n) continue;
       if (at != fpAt) {
         fp = fingerprint(block + <usize>at, m);
         fpAt = at;
@@ -238,8 +240,9 @@ export function hits(): usize {
 }
 
 /**
- * Every key occurrence in the n bytes at `block` (8-byte aligned, followed by 32 zero bytes), in
- * position order: (key start, record) i32 pairs at hits(); returns their count, or -1 when more
+ * Every key occurrence in the n bytes at `block` (followed by 32 readable bytes: zero padding, or,
+ * for a block that ends after a line end, the rest of a larger block, where no key occurrence
+ * that starts in the block can reach: no key holds a line end), in position order: (key start, record) i32 pairs at hits(); returns their count, or -1 when more
  * than `cap` would be found. `cand` is scratch for 4 * (n / 8 + 16) pairs (T12's passes, then up
  * to three per probe for the small tiers) and `out` for 2 * cap.
  */
@@ -817,7 +820,7 @@ function consider(cfg: usize, block: usize, lineNo: i32, start: i32, end: i32, h
 }
 
 /**
- * Walk the n bytes at `block` (8-byte aligned, 32 zero bytes after) once, with the `count` sorted
+ * Walk the n bytes at `block` (32 readable bytes after, as for scan) once, with the `count` sorted
  * hits at `hitPairs`, and list the lines that hold a hit or an ESC / backslash byte (see
  * consider(); lines are numbered from 0 and end with \n; `end` excludes the \n), up to `cap`
  * lines at `out`; verified matches go to the `rcap` i32 at `res`. Returns the number of listed
@@ -844,9 +847,11 @@ export function lines(cfg: usize, block: usize, n: i32, hitPairs: usize, count: 
     const y = v128.load(block + <usize>i, 16);
     let m = <u32>i8x16.bitmask(v128.or(v128.or(v128.or(i8x16.eq(x, vNL), i8x16.eq(x, vESC)), i8x16.eq(x, vBS)), i8x16.eq(x, vCR))) |
       (<u32>i8x16.bitmask(v128.or(v128.or(v128.or(i8x16.eq(y, vNL), i8x16.eq(y, vESC)), i8x16.eq(y, vBS)), i8x16.eq(y, vCR))) << 16);
-    // each interesting byte of the 32, lowest first (past n: the zero padding never is one)
+    // each interesting byte of the 32, lowest first (up to n: what follows may be the rest of a
+    // larger block, not zero padding)
     while (m != 0) {
       const k = i + <i32>ctz(m);
+      if (k >= n) break;
       m &= m - 1;
       const c = load<u8>(block + <usize>k);
       // a line ends at \n, and at a CR not followed by \n (a lone CR, as editors count lines; a
@@ -867,4 +872,11 @@ export function lines(cfg: usize, block: usize, n: i32, hitPairs: usize, count: 
   }
   totalLines = lineNo;
   return listed;
+}
+
+/** Copy the n bytes at src (a block the reader put in this memory, core/lineBlocks.ts) to dst (a
+ * block's place in its work area) and zero the 32 bytes after them (engine/wasmScan.ts place). */
+export function place(src: usize, dst: usize, n: i32): void {
+  memory.copy(dst, src, <usize>n);
+  memory.fill(dst + <usize>n, 0, 32);
 }

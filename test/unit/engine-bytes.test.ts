@@ -651,7 +651,9 @@ describe('LineBlocks + forEachMatchingLine (the CLI scan reader)', () => {
       const keep = iter % 3;
       /** The lines handed out (a block's, and a long line's segments joined), each block checked
        * intact until `keep` more were handed out. */
-      const run = async (feed: (lb: LineBlocks, onBlock: (b: Uint8Array, n: number) => void) => Promise<void> | void) => {
+      // (fill with readAhead: the next read starts before a block is handed out, into a buffer of its own)
+      const readAhead = iter % 2 === 1;
+      const run = async (feed: (lb: LineBlocks, onBlock: (b: Uint8Array, n: number) => void) => Promise<void> | void, ahead = false) => {
         const lines: string[] = [];
         let long: string | undefined;
         const sink = {
@@ -661,7 +663,7 @@ describe('LineBlocks + forEachMatchingLine (the CLI scan reader)', () => {
             long = undefined;
           },
         };
-        const lb = new LineBlocks(300, 64, sink, { keep });
+        const lb = new LineBlocks(300, 64, sink, { keep, readAhead: ahead });
         const seen: { buf: Uint8Array; n: number; copy: string }[] = [];
         await feed(lb, (b, n) => {
           for (const old of seen.slice(-keep)) assert.equal(Buffer.from(old.buf.subarray(0, old.n)).toString('latin1'), old.copy, 'a block changed too soon');
@@ -673,19 +675,24 @@ describe('LineBlocks + forEachMatchingLine (the CLI scan reader)', () => {
         return { lines, truncated: lb.truncatedLines };
       };
       let reads = 0;
+      let inFlight = 0;
       const got = await run(async (lb, on) => {
         let pos = 0;
-        // (a read gives at most what was asked, often less)
+        // (a read gives at most what was asked, often less; it resolves later)
         const read = async (buf: Uint8Array, at: number, n: number) => {
+          assert.equal(inFlight++, 0, 'one read at a time');
+          await new Promise((resolve) => setImmediate(resolve));
           const k = Math.min(n, input.length - pos, 1 + Math.floor(r() * 150));
           buf.set(input.subarray(pos, pos + k), at);
           pos += k;
           reads++;
+          inFlight--;
           return k;
         };
         while (await lb.fill(read, 1 + Math.floor(r() * 200), on)) assert.ok(reads < 100_000);
+        await lb.idle();
         lb.end(on);
-      });
+      }, readAhead);
       const pushed = await run((lb, on) => {
         for (let i = 0; i < input.length; i += 97) lb.push(input.subarray(i, i + 97), on);
         lb.end(on);
@@ -693,7 +700,7 @@ describe('LineBlocks + forEachMatchingLine (the CLI scan reader)', () => {
       const truth = linesOf(input);
       const k = got.lines.findIndex((l, i) => l !== truth[i]);
       if (k >= 0) assert.fail(`line ${k}: ${JSON.stringify(got.lines[k])} (${got.lines[k]?.length}) vs ${JSON.stringify(truth[k])} (${truth[k]?.length}); next ${JSON.stringify(got.lines[k + 1]?.slice(0, 40))} vs ${JSON.stringify(truth[k + 1]?.slice(0, 40))}`);
-      assert.deepEqual(got, { lines: truth, truncated: 0 }, `keep ${keep}`);
+      assert.deepEqual(got, { lines: truth, truncated: 0 }, `keep ${keep}${readAhead ? ', readAhead' : ''}`);
       assert.deepEqual(pushed, got);
       assert.ok(got.lines.some((l) => l.length > 300), 'some line went to the sink');
     }

@@ -7,7 +7,7 @@ import { Worker } from 'node:worker_threads';
 import { MatchEngine, type EngineEntry, type LineMatch } from '../../server/src/core/engine';
 import { captureNames, derivePattern } from '../../server/src/core/pattern';
 import { STAGED_AHEAD } from '../../server/src/core/engine/bytes';
-import { forEachMatchingLine } from '../../server/src/core/lineScan';
+import { type ByteSource, forEachMatchingLine } from '../../server/src/core/lineScan';
 import { generateLog, generateRecords, rng, toEntries } from '../bench/gen';
 
 const spawn = (source: string, data: object) => new Worker(source, { eval: true, workerData: data });
@@ -271,12 +271,31 @@ describe('engine: blocks staged ahead of their walk (stageBytes, core/lineScan B
     return Readable.from(chunks);
   }
 
+  /** The input as a file is read (a ByteSource: reads right into the scan's buffers, each as large
+   * as asked or, now and then, shorter), with the reads in flight counted in `reading`. */
+  function fileOf(input: Buffer, seed: number, reading: { now: number; most: number } = { now: 0, most: 0 }): ByteSource {
+    const r = rng(seed);
+    let pos = 0;
+    return {
+      readInto: async (buf, at, n) => {
+        reading.now++;
+        reading.most = Math.max(reading.most, reading.now);
+        await new Promise((resolve) => setImmediate(resolve));
+        const k = Math.min(n, input.length - pos, r() < 0.7 ? n : 1 + Math.floor(r() * n));
+        buf.set(input.subarray(pos, pos + k), at);
+        pos += k;
+        reading.now--;
+        return k;
+      },
+    };
+  }
+
   type Seen = [number, string][];
-  async function scan(e: MatchEngine, input: Buffer, seed: number, stopAfter = Infinity): Promise<{ lines: number; seen: Seen }> {
+  async function scan(e: MatchEngine, input: Buffer, seed: number, stopAfter = Infinity, asFile = false): Promise<{ lines: number; seen: Seen }> {
     const seen: Seen = [];
     let chunks = 0;
     const st = await forEachMatchingLine(
-      chunked(input, seed),
+      asFile ? fileOf(input, seed) : chunked(input, seed),
       e,
       (n, hits) => {
         for (const m of hits.matches()) seen.push([n, `${m.entry}@${m.start}-${m.end}:${m.text}`]);
@@ -341,6 +360,50 @@ describe('engine: blocks staged ahead of their walk (stageBytes, core/lineScan B
       }
       accounted(e);
       assert.ok(native(e).helped > 0, 'the helper scanned parts');
+    });
+  });
+
+  it('a file (read right into the scanner\'s memory): every staged block scanned where it was read, not copied, with the same lines and matches; one read in flight at a time', async () => {
+    await withThread(async (e) => {
+      // (lines only, then with the long line: its larger buffer is not the scanner's, and the
+      // blocks after it are read into the scanner's buffers again)
+      const lines = Buffer.from(text.repeat(8), 'utf8');
+      const ofLines = await scan(MatchEngine.build(entries), lines, 1);
+      for (const [body, ref, seed] of [[lines, ofLines, 4], [input, want, 5]] as const) {
+        const before = { staged: native(e).staged, inPlace: native(e).inPlace, parts: native(e).parts };
+        const reading = { now: 0, most: 0 };
+        const seen: Seen = [];
+        const st = await forEachMatchingLine(fileOf(body, seed, reading), e, (n, hits) => {
+          for (const m of hits.matches()) seen.push([n, `${m.entry}@${m.start}-${m.end}:${m.text}`]);
+        }, undefined, { ahead: true });
+        assert.equal(st.lines, ref.lines);
+        assert.deepEqual(seen, ref.seen);
+        const staged = native(e).staged - before.staged;
+        const parts = native(e).parts - before.parts;
+        const inPlace = native(e).inPlace - before.inPlace;
+        assert.ok(staged >= 4, `${staged} blocks staged`);
+        // (every part of a staged block, and the later parts of the other split ones)
+        if (body === lines) assert.equal(inPlace, parts);
+        // (but those of the one block in the long line's larger buffer: at most 8 parts)
+        else assert.ok(inPlace >= parts - 8 && inPlace > 0, `${inPlace} of ${parts} parts in place`);
+        assert.equal(reading.most, 1);
+      }
+      accounted(e);
+      assert.ok(native(e).helped > 0, 'the helper scanned parts');
+    });
+  });
+
+  it('a file scan stopped by its output waits for the read it started ahead, and gives the scanner\'s buffers back: the next file scans take the same ones', async () => {
+    await withThread(async (e) => {
+      const reading = { now: 0, most: 0 };
+      let chunks = 0;
+      const st = await forEachMatchingLine(fileOf(input, 6, reading), e, () => undefined, async () => ++chunks < STAGED_AHEAD + 3, { ahead: true });
+      assert.ok(st.lines > 0 && st.lines < want.lines, `${st.lines} lines`);
+      assert.equal(reading.now, 0, 'no read in flight after the scan returned');
+      const memory = native(e).memoryBytes;
+      for (const seed of [7, 8]) assert.deepEqual(await scan(e, input, seed, Infinity, true), want);
+      assert.equal(native(e).memoryBytes, memory, 'no new buffers');
+      accounted(e);
     });
   });
 
@@ -433,6 +496,8 @@ describe('engine: blocks staged ahead of their walk (stageBytes, core/lineScan B
       assert.ok(Date.now() - t0 < 20_000, 'one timeout, not one per block');
       assert.equal(got.lines, want.lines);
       assert.deepEqual(got.seen, want.seen);
+      // (a file's parts, in the scanner's memory, are scanned where they are here too)
+      assert.deepEqual(await scan(e, input, 4, Infinity, true), want);
       assert.equal(native(e).helped, 0);
     }, hung, 200);
   });

@@ -548,6 +548,14 @@ export class MatchEngine {
     return this.bytesIndex?.stage(buf, n);
   }
 
+  /** `count` buffers of at least `bytes` bytes for a file scan's blocks (core/lineScan.ts, LineBlocks
+   * `buffers`) in the scanner's memory, from which the scan thread copies a staged block itself
+   * (NativeScanner.leaseBuffers); release() once no scan reads them. Undefined where there is no
+   * such memory (then the reader's own buffers serve). */
+  leaseBlockBuffers(count: number, bytes: number): { buffers: Uint8Array[]; release(): void } | undefined {
+    return this.bytesIndex?.native?.leaseBuffers?.(count, bytes);
+  }
+
   /**
    * A line too long for a block, matched to its end in constant memory (engine/longLine.ts): feed
    * it with segment(bytes), then end(); `done` receives its ranked matches (exact UTF-16 columns;

@@ -9,7 +9,10 @@
 // that line is skipped, and `truncatedLines` counts such lines).
 // With `keep` k, a block's bytes stay as they are until k more blocks have been handed out and
 // their onBlock calls have returned (k + 1 buffers take turns): a scan can walk blocks behind the
-// reader (core/lineScan.ts BlocksAhead).
+// reader (core/lineScan.ts BlocksAhead). With `readAhead`, fill() starts the next read (into the
+// next buffer: one more takes turns) before it hands a block out, so the read runs while the block
+// is worked on. The buffers may be given (`buffers`: the scanner's memory, where the scan thread
+// copies a block from without this thread's help).
 
 export const PAD = 32;
 
@@ -69,27 +72,77 @@ export class LineBlocks {
     private readonly maxLine = 16 * 1024 * 1024,
     initial = 1 << 20,
     private readonly long?: LongLineSink,
-    opts: { keep?: number } = {},
+    opts: { keep?: number; readAhead?: boolean; buffers?: readonly Uint8Array[] } = {},
   ) {
-    this.buf = new Uint8Array(Math.min(initial, maxLine + 1) + PAD);
-    for (let k = 0; k < (opts.keep ?? 0); k++) this.spares.push(new Uint8Array(this.buf.length));
+    // (the buffers given, where they are large enough: e.g. in a scanner's memory, MatchEngine.leaseBlockBuffers)
+    const size = Math.min(initial, maxLine + 1) + PAD;
+    const given = (opts.buffers ?? []).filter((b) => b.length >= size);
+    this.size = given.length ? Math.min(...given.map((b) => b.length)) : size;
+    const make = (): Uint8Array => given.shift() ?? new Uint8Array(this.size);
+    this.buf = make();
+    this.readAhead = opts.readAhead === true;
+    for (let k = 0; k < LineBlocks.buffersFor(opts) - 1; k++) this.spares.push(make());
+  }
+
+  /** The buffers a LineBlocks with these options takes turns with. */
+  static buffersFor(opts: { keep?: number; readAhead?: boolean }): number {
+    return (opts.keep ?? 0) + 1 + (opts.readAhead ? 1 : 0);
+  }
+
+  private readonly readAhead: boolean;
+  /** fill()'s read started ahead into buf[have, ...) (readAhead), and what it resolved to. */
+  private reading: Promise<number> | undefined;
+
+  /** Resolves once no read fill() started is in flight (its result, or failure, is dropped): the
+   * buffers may be reused then, and the source closed. */
+  async idle(): Promise<void> {
+    const r = this.reading;
+    this.reading = undefined;
+    if (r) await r.then(
+      () => undefined,
+      () => undefined,
+    );
   }
 
   /** Hand out buf[0, n), then keep what follows it (have - n bytes) for the next block: moved to
    * the front, or with `keep` to the buffer of the oldest block handed out, which becomes the one
    * filled next. */
-  private handOut(n: number, onBlock: (buf: Uint8Array, n: number) => void): void {
-    onBlock(this.buf, n);
+  private handOut(n: number, onBlock: (buf: Uint8Array, n: number) => void, beforeBlock?: () => void): void {
     const rest = this.have - n;
     const used = this.buf;
+    // (the next buffer is free before onBlock only with readAhead's extra one: else its block is
+    // one the `keep` blocks after it are handed out over, this one the last)
+    if (!this.readAhead) onBlock(used, n);
+    // a long line's larger buffer (grow) is left once what follows its block fits one of the first
+    // size with room to spare: the buffers that take turns are of that size (a reader's may be in
+    // a scanner's memory, core/lineScan.ts)
+    const back = used.length > this.size && rest + (this.size >> 1) <= this.size - PAD;
     let next = this.spares.shift();
-    if (next) {
-      if (next.length < used.length) next = new Uint8Array(used.length);
-      next.set(used.subarray(n, this.have), 0);
-      this.spares.push(used);
-      this.buf = next;
-    } else used.copyWithin(0, n, this.have);
+    if (!next) {
+      if (back) {
+        const b = this.standard();
+        b.set(used.subarray(n, this.have), 0);
+        this.buf = b;
+      } else used.copyWithin(0, n, this.have);
+      this.have = rest;
+      return;
+    }
+    // (what follows the block goes to the next buffer first: with readAhead a read into it starts
+    // before onBlock, which may zero the bytes right after the block while it runs)
+    if (next.length < used.length && !back) next = new Uint8Array(used.length);
+    next.set(used.subarray(n, this.have), 0);
+    this.spares.push(used.length > this.size ? this.standard() : used);
+    this.buf = next;
     this.have = rest;
+    if (this.readAhead) {
+      beforeBlock?.();
+      onBlock(used, n);
+    }
+  }
+
+  /** A free buffer of the first size: one a long line's buffer replaced (grow), else a new one. */
+  private standard(): Uint8Array {
+    return this.shelved.pop() ?? new Uint8Array(this.size);
   }
 
   /** Append chunk; onBlock(buf, n) is called for each run of whole lines buf[0, n). The buffer is
@@ -126,6 +179,12 @@ export class LineBlocks {
    * bytes it put there.
    */
   async fill(read: (buf: Uint8Array, at: number, n: number) => Promise<number>, max: number, onBlock: (buf: Uint8Array, n: number) => void): Promise<boolean> {
+    if (this.reading) {
+      // (started by the fill before, into this buffer at `have`: readAhead)
+      const p = this.reading;
+      this.reading = undefined;
+      return this.took(await p, read, max, onBlock);
+    }
     if (this.inLong || this.skipping) {
       // (the rest of a long or cut line goes through push: it is not kept in this buffer)
       const chunk = new Uint8Array(max);
@@ -135,21 +194,36 @@ export class LineBlocks {
     }
     if (this.buf.length - PAD - this.have <= 0) this.grow(max);
     const buf = this.buf;
-    const got = await read(buf, this.have, Math.min(max, buf.length - PAD - this.have));
+    return this.took(await read(buf, this.have, Math.min(max, buf.length - PAD - this.have)), read, max, onBlock);
+  }
+
+  /** fill() after `got` bytes were read in at `have`: hand out the whole lines (the next read
+   * started first where readAhead allows it). */
+  private took(got: number, read: (buf: Uint8Array, at: number, n: number) => Promise<number>, max: number, onBlock: (buf: Uint8Array, n: number) => void): boolean {
     if (got <= 0) return false;
     const from = this.have;
     this.have += got;
-    this.settle(from, EMPTY, onBlock);
+    const ahead = this.readAhead
+      ? () => {
+          // (a buffer with no room left, a line that fills it, is read into by the next fill)
+          const room = this.buf.length - PAD - this.have;
+          if (room <= 0) return;
+          const p = read(this.buf, this.have, Math.min(max, room));
+          p.catch(() => undefined); // (its failure is the next fill's, or idle's)
+          this.reading = p;
+        }
+      : undefined;
+    this.settle(from, EMPTY, onBlock, ahead);
     return true;
   }
 
   /** After bytes were appended at `from` (c: what follows them, not appended yet): hand out the
    * whole lines, or deal with a line over maxLine. Returns what of c is still to be appended
    * (undefined: nothing, c was taken). */
-  private settle(from: number, c: Uint8Array, onBlock: (buf: Uint8Array, n: number) => void): Uint8Array | undefined {
+  private settle(from: number, c: Uint8Array, onBlock: (buf: Uint8Array, n: number) => void, beforeBlock?: () => void): Uint8Array | undefined {
     // whole lines so far? (before `from` there is no line end, but a CR at from - 1 may be one now)
     const n = lastLineEnd(this.buf, Math.max(0, from - 1), this.have);
-    if (n >= 0) this.handOut(n, onBlock);
+    if (n >= 0) this.handOut(n, onBlock, beforeBlock);
     else if (this.have > this.maxLine) {
       if (this.long) {
         // one line longer than maxLine: to the sink, segment by segment, until it ends
@@ -229,6 +303,13 @@ export class LineBlocks {
     if (want <= this.buf.length) return;
     const b = new Uint8Array(want);
     b.set(this.buf.subarray(0, this.have));
+    // (a buffer of the first size is taken up again once the long line is handed out: handOut)
+    if (this.buf.length === this.size) this.shelved.push(this.buf);
     this.buf = b;
   }
+
+  /** The size of the buffers made (or given) at first, and those of them a long line's larger
+   * buffer replaced (grow), free. */
+  private readonly size: number;
+  private readonly shelved: Uint8Array[] = [];
 }

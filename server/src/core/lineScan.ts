@@ -8,7 +8,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { LineHits, type MatchEngine } from './engine';
 import { STAGED_AHEAD, type StagedBlock } from './engine/bytes';
 import type { LongLine } from './engine/longLine';
-import { LineBlocks, type LongLineSink } from './lineBlocks';
+import { LineBlocks, type LongLineSink, PAD } from './lineBlocks';
 
 /** Lines longer than this are matched as long lines (the WebAssembly scanner's largest block). */
 const LONG_LINE = 4 << 20;
@@ -161,7 +161,13 @@ export async function forEachMatchingLine(
     stats.lines += engine.scanBytes(buf, n, (i, h) => onLine(base + i + 1, h), staged);
     hooks?.end(stats.lines);
   });
-  const blocks = new LineBlocks(LONG_LINE, BLOCK_BYTES, sink, { keep: depth });
+  // a file is read right into the blocks' buffers, each read started before the block before it is
+  // worked on (readAhead); with a scan thread, into the scanner's memory, where that thread copies
+  // each staged block from itself
+  const file = 'readInto' in input;
+  const layout = { keep: depth, readAhead: file };
+  const lease = depth > 0 && file ? engine.leaseBlockBuffers(LineBlocks.buffersFor(layout), Math.min(BLOCK_BYTES, LONG_LINE + 1) + PAD) : undefined;
+  const blocks = new LineBlocks(LONG_LINE, BLOCK_BYTES, sink, { ...layout, ...(lease ? { buffers: lease.buffers } : {}) });
   const onBlock = (buf: Uint8Array, n: number): void => ahead.push(buf, n);
   try {
     if ('readInto' in input) {
@@ -186,8 +192,11 @@ export async function forEachMatchingLine(
     blocks.end(onBlock);
     ahead.flush();
   } finally {
-    // (stopped early, or the input failed: the blocks held back are not walked)
+    // (stopped early, or the input failed: the blocks held back are not walked, and a read started
+    // ahead is waited for: it writes into the buffers, and the caller closes the source)
     ahead.drop();
+    await blocks.idle();
+    lease?.release();
   }
   stats.truncatedLines = blocks.truncatedLines;
   return stats;

@@ -78,52 +78,27 @@ function openSnapshot(file: string): { input: Readable | ByteSource; close(): vo
     // (a pipe, a device: its stream closes the descriptor)
     return { input: createReadStream('', { fd, highWaterMark: 1 << 20 }), close: () => undefined };
   }
-  // a regular file: its bytes up to its size at open, one read ahead
-  return readAhead(fd, size);
+  // a regular file: its bytes up to its size at open
+  return fileSource(fd, size);
 }
 
-/** Bytes per read of readAhead. */
-const READ_CHUNK = 1 << 20;
-
 /**
- * The bytes of the file fd[0, size) as a ByteSource, read one chunk ahead: the next chunk is read
- * (in the thread pool) while the scan works on the last one, then copied into the scan's buffer
- * (a read stream did that too, at three times the cost in this thread; a read right into the
- * buffer left this thread waiting for each read). close(): the descriptor is closed once no read
- * is in flight.
+ * The bytes of the file fd[0, size) as a ByteSource: each read goes right into the scan's buffer
+ * (the scan starts the next one before it works on the bytes of the last: core/lineBlocks.ts
+ * readAhead). close(): the descriptor is closed once no read is in flight.
  */
-function readAhead(fd: number, size: number): { input: ByteSource; close(): void } {
-  const bufs = [Buffer.allocUnsafe(Math.min(READ_CHUNK, size)), Buffer.allocUnsafe(Math.min(READ_CHUNK, size))];
-  let turn = 0;
+function fileSource(fd: number, size: number): { input: ByteSource; close(): void } {
   let pos = 0; // where the next read starts
   let closed = false;
-  let pending: Promise<{ b: Buffer; got: number }> | undefined;
-  let cur: { b: Buffer; got: number; at: number } | undefined;
-  const start = (): Promise<{ b: Buffer; got: number }> | undefined => {
-    if (closed || pos >= size) return undefined;
-    const b = bufs[turn]!;
-    turn ^= 1;
-    const want = Math.min(READ_CHUNK, size - pos);
-    const p = new Promise<{ b: Buffer; got: number }>((resolve, reject) => read(fd, b, 0, want, pos, (e, got) => (e ? reject(e) : resolve({ b, got }))));
+  let inFlight: Promise<number> | undefined;
+  const readInto = (buf: Uint8Array, at: number, n: number): Promise<number> => {
+    if (closed || pos >= size) return Promise.resolve(0);
+    const want = Math.min(n, size - pos);
     // (a read after a short one, a file that shrank, gets 0: the end)
+    const p = new Promise<number>((resolve, reject) => read(fd, buf, at, want, pos, (e, got) => (e ? reject(e) : resolve(got))));
     pos += want;
-    p.catch(() => undefined); // (awaited by the next readInto; not one after a stop)
+    inFlight = p;
     return p;
-  };
-  const readInto = async (buf: Uint8Array, at: number, n: number): Promise<number> => {
-    if (!cur || cur.at >= cur.got) {
-      const p = pending ?? start();
-      if (!p) return 0;
-      const r = await p;
-      cur = { ...r, at: 0 };
-      // the next chunk is read while this one is scanned (into the other buffer)
-      pending = r.got > 0 ? start() : undefined;
-      if (r.got === 0) return 0;
-    }
-    const m = Math.min(n, cur.got - cur.at);
-    buf.set(cur.b.subarray(cur.at, cur.at + m), at);
-    cur.at += m;
-    return m;
   };
   return {
     input: { readInto },
@@ -131,7 +106,7 @@ function readAhead(fd: number, size: number): { input: ByteSource; close(): void
       if (closed) return;
       closed = true;
       const shut = () => closeSync(fd);
-      if (pending) pending.then(shut, shut);
+      if (inFlight) inFlight.then(shut, shut);
       else shut();
     },
   };

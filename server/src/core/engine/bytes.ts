@@ -402,6 +402,10 @@ export interface NativeScanner {
    * when this scanner cannot (no shared memory, no thread). */
   startHelper(spawn: SpawnThread, timeoutMs?: number): boolean;
   stopHelper(): void;
+  /** `count` buffers of `bytes` bytes in the module's memory for a reader's blocks (a block read
+   * into one is copied to its work areas by the thread that scans it), until release(); undefined
+   * where this scanner cannot (engine/wasmScan.ts). */
+  leaseBuffers?(count: number, bytes: number): { buffers: Uint8Array[]; release(): void } | undefined;
   /** Blocks split into parts so far, and what became of their later parts (each counts once):
    * scanned by the helper thread, by this thread where the helper had not begun them, or again
    * with more room (their hits did not fit, or the helper failed). */
@@ -412,6 +416,8 @@ export interface NativeScanner {
   readonly helped: number;
   readonly stolen: number;
   readonly refits: number;
+  /** Of the split blocks' later parts, those scanned where the reader put them (leaseBuffers). */
+  readonly inPlace: number;
 }
 
 /** The native line walk's result. Per listed line eight i32 in `entries`: line number, start, end

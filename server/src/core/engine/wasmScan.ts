@@ -121,6 +121,9 @@ const MAX_BLOCK = 4 << 20;
  * 1 MiB + 64 KiB (core/lineScan.ts); a larger one (a line that long) is scanned when its walk
  * comes. */
 const STAGE_MAX = (1 << 20) + (128 << 10);
+/** Bytes of the module's memory that leaseBuffers hands out at most (a file scan leases
+ * STAGED_AHEAD + 1 blocks' buffers). */
+const BUFFERS_MAX = 64 << 20;
 /** Room for listed lines: at most one per hit, plus lines with ESC / backslash (more than one such
  * line per 64 bytes: the JS walk takes the block). */
 const linesCap = (hits: number, n: number): number => hits + (n >>> 6) + 64;
@@ -133,6 +136,7 @@ type Exports = {
   lines(cfg: number, block: number, n: number, hits: number, count: number, out: number, cap: number, res: number, rcap: number): number;
   lineCount(): number;
   verified(): number;
+  place(src: number, dst: number, n: number): void;
 };
 
 class WasmScanner implements NativeScanner {
@@ -294,10 +298,80 @@ class WasmScanner implements NativeScanner {
     }
   }
 
-  /** Copy buf[0, n) to the layout's block and zero the 32 bytes after it. */
+  /** Copy buf[0, n) to the layout's block and zero the 32 bytes after it (in the module when buf
+   * is in its memory: leaseBuffers). */
   private place(buf: Uint8Array, n: number, at: Layout): void {
+    if (this.ownBuffers.has(buf.buffer)) {
+      this.fn.place(buf.byteOffset, at.block, n);
+      return;
+    }
     this.u8.set(n === buf.length ? buf : buf.subarray(0, n), at.block);
     this.u8.fill(0, at.block + n, at.block + n + 32);
+  }
+
+  /** Where buf is in the module's memory (a buffer of leaseBuffers, or a part of one), else -1. */
+  private addressOf(buf: Uint8Array): number {
+    return this.ownBuffers.has(buf.buffer) ? buf.byteOffset : -1;
+  }
+
+  /** Copy the parts of buf to their work areas, unless they are scanned where they are (cutParts
+   * `inPlace`: buf in the module's memory). */
+  private placeParts(buf: Uint8Array, parts: readonly Part[]): void {
+    for (const p of parts) if (p.at.block === p.at.own) this.place(buf.subarray(p.start, p.end), p.end - p.start, p.at);
+  }
+
+  /** The memory objects (SharedArrayBuffers) of the buffers leaseBuffers handed out: a view on
+   * one of them is in the module's memory at its byteOffset. */
+  private readonly ownBuffers = new WeakSet<object>();
+  /** Buffers of the module's memory handed out and given back (leaseBuffers). */
+  private readonly freeBuffers: Uint8Array[] = [];
+  /** Where leaseBuffers makes its next buffer (0: not yet worked out, buffersBase). */
+  private buffersEnd = 0;
+
+  /**
+   * `count` buffers of `bytes` bytes in the module's (shared) memory, for a reader's blocks
+   * (core/lineBlocks.ts): the parts of a block read into one are scanned where they are, not
+   * copied to their work areas first (TypedArray.set into a shared memory: 80-100 ms of this
+   * thread's time in a 200 MB file scan). The buffers stay valid when the memory grows (a shared
+   * memory's buffers are never detached); release() gives them back once no scan reads them.
+   * Undefined for a plain memory (growing it would detach them) or past BUFFERS_MAX bytes.
+   */
+  leaseBuffers(count: number, bytes: number): { buffers: Uint8Array[]; release(): void } | undefined {
+    if (!this.shared) return undefined;
+    const size = align(bytes);
+    const buffers: Uint8Array[] = [];
+    if (this.buffersEnd === 0) this.buffersEnd = this.buffersBase();
+    for (let k = 0; k < count; k++) {
+      const i = this.freeBuffers.findIndex((b) => b.length === size);
+      if (i >= 0) {
+        buffers.push(this.freeBuffers.splice(i, 1)[0]!);
+        continue;
+      }
+      if (this.buffersEnd + size - this.buffersBase() > BUFFERS_MAX) {
+        this.freeBuffers.push(...buffers);
+        return undefined;
+      }
+      this.reserve(this.buffersEnd + size);
+      const b = new Uint8Array(this.mem.buffer, this.buffersEnd, size);
+      this.ownBuffers.add(b.buffer);
+      this.buffersEnd += size;
+      buffers.push(b);
+    }
+    let released = false;
+    return {
+      buffers,
+      release: () => {
+        if (released) return;
+        released = true;
+        this.freeBuffers.push(...buffers);
+      },
+    };
+  }
+
+  /** Where leaseBuffers' buffers start: above every work area (this thread's for a block up to
+   * MAX_BLOCK, and the staged slots'). */
+  private buffersBase(): number {
+    return align(Math.max(this.stageBase + SLOTS * SLOT_BYTES, layout(this.area, MAX_BLOCK, MAX_BLOCK + 1024).end));
   }
 
   get memoryBytes(): number {
@@ -390,6 +464,8 @@ class WasmScanner implements NativeScanner {
   helped = 0;
   stolen = 0;
   refits = 0;
+  /** Parts of split blocks scanned where the reader put them (a leaseBuffers buffer), not copied. */
+  inPlace = 0;
 
   /** The blocks staged in each helper slot (stage), until walked. */
   private readonly stagedIn: (Staged | undefined)[] = new Array<Staged | undefined>(SLOTS).fill(undefined);
@@ -415,7 +491,7 @@ class WasmScanner implements NativeScanner {
     if (!helper || n < SPLIT_MIN || n > STAGE_MAX) return undefined;
     const slot = helper.nextSlot;
     const base = this.stageBase + slot * SLOT_BYTES;
-    const parts = cutParts(buf, 0, n, base);
+    const parts = cutParts(buf, 0, n, base, this.addressOf(buf));
     if (parts.length === 0 || parts[parts.length - 1]!.at.end > base + SLOT_BYTES) return undefined;
     // (the slot's last job, SLOTS jobs back, must be done before its areas are filled again)
     if (!helper.drain([slot])) {
@@ -425,7 +501,8 @@ class WasmScanner implements NativeScanner {
     const before = this.stagedIn[slot];
     if (before && !before.walked) before.dead = true;
     this.reserve(this.stageBase + SLOTS * SLOT_BYTES);
-    for (const p of parts) this.place(buf.subarray(p.start, p.end), p.end - p.start, p.at);
+    this.placeParts(buf, parts);
+    if (this.addressOf(buf) >= 0) this.inPlace += parts.length;
     const staged = new Staged(this, n, parts, helper, helper.post(this.helperCfg, parts.map((p) => ({ at: p.at, n: p.end - p.start }))));
     this.stagedIn[slot] = staged;
     return staged;
@@ -469,7 +546,7 @@ class WasmScanner implements NativeScanner {
     // more room, the stripped text of its coloured lines, a JSON line's values, a part whose hits
     // did not fit) stays below what an n-byte block with room for a hit per byte needs; the parts'
     // work areas are above it
-    const parts = cutParts(buf, split, n, layout(this.area, n, n + 1024).end);
+    const parts = cutParts(buf, split, n, layout(this.area, n, n + 1024).end, this.addressOf(buf));
     // (the helper's jobs must be done before their areas are filled again: a helper that never
     // got to them hangs or died, and this thread scans on alone)
     if (!helper.drain()) {
@@ -477,7 +554,8 @@ class WasmScanner implements NativeScanner {
       return this.scanParts(buf, n);
     }
     this.reserve(parts[parts.length - 1]!.at.end);
-    for (const p of parts) this.place(buf.subarray(p.start, p.end), p.end - p.start, p.at);
+    this.placeParts(buf, parts);
+    if (this.addressOf(buf) >= 0) this.inPlace += parts.length;
     const job = helper.post(this.helperCfg, parts.map((p) => ({ at: p.at, n: p.end - p.start })));
     const t0 = performance.now();
     const first = this.scanLines(buf, split);
@@ -587,8 +665,11 @@ class Staged implements StagedBlock {
 }
 
 /** buf[from, n) cut into up to MAX_PARTS parts of whole lines, at least PART_MIN bytes each, their
- * work areas one after another from `base`. */
-function cutParts(buf: Uint8Array, from: number, n: number, base: number): Part[] {
+ * work areas one after another from `base`; with `inPlace` (where buf is in the module's memory),
+ * each part's block is its bytes there: the scan reads them where they are (server/wasm/scan.ts
+ * reads past a block's end without taking what it finds there: a part ends after a line end, and
+ * no key holds one). */
+function cutParts(buf: Uint8Array, from: number, n: number, base: number, inPlace = -1): Part[] {
   const parts: Part[] = [];
   const count = Math.min(MAX_PARTS, Math.max(1, Math.floor((n - from) / PART_MIN)));
   const size = Math.floor((n - from) / count);
@@ -596,6 +677,7 @@ function cutParts(buf: Uint8Array, from: number, n: number, base: number): Part[
     const end = k === count - 1 ? -1 : splitPoint(buf, start + size, n);
     const stop = end < 0 ? n : end;
     const at = layout(base, stop - start, firstCap(stop - start));
+    if (inPlace >= 0) at.block = inPlace + start;
     parts.push({ start, end: stop, at });
     base = at.end;
     start = stop;
@@ -605,7 +687,10 @@ function cutParts(buf: Uint8Array, from: number, n: number, base: number): Part[
 
 /** Where one block's work is in the memory (all byte addresses; caps in entries). */
 interface Layout {
+  /** Where the scan reads the block: `own` (its place in the layout, copied there), or where it
+   * already is in the memory (cutParts inPlace). */
   block: number;
+  own: number;
   cand: number;
   out: number;
   cap: number;
@@ -633,7 +718,7 @@ function layout(base: number, n: number, cap: number): Layout {
   const lc = linesCap(cap, n);
   const res = align(lines + lc * 32);
   const resCap = resultsCap(n);
-  return { block, cand, out, cap, lines, linesCap: lc, res, resCap, end: align(res + resCap * 4) };
+  return { block, own: block, cand, out, cap, lines, linesCap: lc, res, resCap, end: align(res + resCap * 4) };
 }
 
 /** Blocks this large or larger are split between two threads when a helper runs. */
