@@ -86,12 +86,14 @@ export class ScanRecords implements ScanView {
       const c = this.cols;
       const spec = c.specificity[entry]!;
       const e = c.entries[entry]!;
+      // (one shape for every record, no spread: the first match of each of tens of thousands of
+      // records makes one)
       r = {
         messagePattern: e.pattern,
         errorClass: c.errorClass(entry),
         errorCode: e.errorCode,
-        ...(Number.isNaN(spec) ? {} : { specificity: spec }),
-        ...((c.flags[entry]! & CLASS_ONLY) !== 0 ? { tags: CLASS_ONLY_TAGS } : {}),
+        specificity: Number.isNaN(spec) ? undefined : spec,
+        tags: (c.flags[entry]! & CLASS_ONLY) !== 0 ? CLASS_ONLY_TAGS : undefined,
       };
       this.scored[entry] = r;
     }

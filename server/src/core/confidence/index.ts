@@ -378,10 +378,21 @@ export function confidenceScore(record: ScoredRecord, match: ScoredMatch, line: 
  * confidenceScore(record, m, line) never exceeds it, so a match whose ceiling is below a threshold
  * needs neither the line's facts nor its score. */
 export function plainScoreCeiling(record: ScoredRecord, codeInLine: boolean, classOnLine = true): number {
+  return Math.max(CONTEXT_SCORE, scoreOfBits(ceilingBits(record, codeInLine, classOnLine)));
+}
+
+/** The evidence behind plainScoreCeiling. */
+function ceilingBits(record: ScoredRecord, codeInLine: boolean, classOnLine: boolean): number {
   let bits = (record.specificity ?? patternBits(record.messagePattern)) + STRONG_MARKER_BITS + COVERAGE_MAX_BITS;
   if (codeInLine && record.errorCode) bits += CODE_BITS;
   if (classOnLine && record.errorClass && !record.tags?.includes('class-only')) bits += CLASS_BITS;
-  return Math.max(CONTEXT_SCORE, scoreOfBits(bits));
+  return bits;
+}
+
+/** plainScoreCeiling(record, codeInLine, classOnLine) >= min, read from the bits where they are
+ * clearly on one side of `threshold` (scoreThreshold(min)): no power is taken (scoresAtLeast). */
+function ceilingReaches(record: ScoredRecord, codeInLine: boolean, classOnLine: boolean, min: number, threshold: number): boolean {
+  return CONTEXT_SCORE >= min || scoresAtLeast(ceilingBits(record, codeInLine, classOnLine), min, threshold);
 }
 
 /** The matches of one line (a LineHits: the scan's live hits). */
@@ -457,12 +468,13 @@ export class PlainScorer {
       // (the ceiling only grows with the code and the class on the line: a record that cannot reach
       // the threshold with both costs one ceiling, one that reaches it with neither two)
       const min = this.minConfidence;
-      if (plainScoreCeiling(record, true, true) >= min) {
+      const t = this.threshold;
+      if (ceilingReaches(record, true, true, min, t)) {
         a |= allowsBit(true, true);
-        if (plainScoreCeiling(record, false, false) >= min) a |= allowsBit(false, false) | allowsBit(true, false) | allowsBit(false, true);
+        if (ceilingReaches(record, false, false, min, t)) a |= allowsBit(false, false) | allowsBit(true, false) | allowsBit(false, true);
         else {
-          if (plainScoreCeiling(record, true, false) >= min) a |= allowsBit(true, false);
-          if (plainScoreCeiling(record, false, true) >= min) a |= allowsBit(false, true);
+          if (ceilingReaches(record, true, false, min, t)) a |= allowsBit(true, false);
+          if (ceilingReaches(record, false, true, min, t)) a |= allowsBit(false, true);
         }
       }
       this.allows[entry] = a;
