@@ -239,15 +239,11 @@ class Builder {
   frame(info: LineInfo, j: number, s: Shape, fn?: string): void {
     const f = s.frame;
     if (!f) return;
-    const fr: Frame = {
-      file: f.file,
-      line: f.line,
-      ...(f.column !== undefined ? { column: f.column } : {}),
-      ...((fn ?? f.function) !== undefined ? { function: (fn ?? f.function)! } : {}),
-      lineIndex: j,
-      start: info.view.toOriginal(f.start),
-      end: info.view.toOriginal(f.end, true),
-    };
+    // (optional fields set where present, not spread: real tracebacks make tens of thousands)
+    const fr: Frame = { file: f.file, line: f.line, lineIndex: j, start: info.view.toOriginal(f.start), end: info.view.toOriginal(f.end, true) };
+    if (f.column !== undefined) fr.column = f.column;
+    const name = fn ?? f.function;
+    if (name !== undefined) fr.function = name;
     this.frames.push(fr);
   }
 

@@ -297,7 +297,9 @@ export function parseJsLocation(loc: string, at: number): { file: string; line: 
   }
   const m = LOCATION.exec(s);
   if (!m || !m[1]) return undefined;
-  return { file: m[1], line: Number(m[2]), ...(m[3] ? { column: Number(m[3]) } : {}), start: off, end: off + s.length };
+  const out: FrameLocation = { file: m[1], line: Number(m[2]), start: off, end: off + s.length };
+  if (m[3]) out.column = Number(m[3]);
+  return out;
 }
 
 /** The shape of a line (ANSI already stripped). */
@@ -313,11 +315,9 @@ export function classify(raw: string): Shape {
     const at = tokenStart(m, 'File "');
     if (indented(text, at, 1)) {
       const fileStart = at + 6;
-      return {
-        kind: 'py-frame',
-        at,
-        frame: { file: m[1]!, line: Number(m[2]), ...(m[3] ? { function: m[3] } : {}), start: fileStart, end: fileStart + m[1]!.length },
-      };
+      const frame: FrameLocation = { file: m[1]!, line: Number(m[2]), start: fileStart, end: fileStart + m[1]!.length };
+      if (m[3]) frame.function = m[3];
+      return { kind: 'py-frame', at, frame };
     }
   }
   if ((m = PY_HEADER.exec(text))) return { kind: 'py-header', at: tokenStart(m, 'Traceback') };
@@ -339,7 +339,9 @@ export function classify(raw: string): Shape {
         const frame: FrameLocation | undefined = lm
           ? { file: javaPath(cls, lm[1]!), line: Number(lm[2]), function: full, start: locStart, end: locStart + loc.length }
           : undefined;
-        return { kind: 'at-java', at, ...(frame ? { frame } : {}) };
+        const shape: Shape = { kind: 'at-java', at };
+        if (frame) shape.frame = frame;
+        return shape;
       }
     }
     if ((m = AT_JS.exec(text))) {
@@ -349,9 +351,16 @@ export function classify(raw: string): Shape {
         const locText = m[2] ?? m[3]!;
         const locAt = m.index + m[0].lastIndexOf(locText);
         const loc = parseJsLocation(locText, locAt);
-        const frame: FrameLocation | undefined = loc ? { ...loc, ...(fn ? { function: fn.replace(/^async /, '') } : {}) } : undefined;
+        // (the location is parseJsLocation's own object: the function is set on it)
+        const frame: FrameLocation | undefined = loc;
+        if (frame && fn) frame.function = fn.replace(/^async /, '');
         // `at X` without parentheses must be a location (`at file:1:2`) or a known marker
-        if (frame || fn !== undefined || /^(?:<anonymous>|native)$/.test(locText)) return { kind: 'at-js', at, ...(frame ? { frame } : {}), ...(m[4] ? { props: true } : {}) };
+        if (frame || fn !== undefined || /^(?:<anonymous>|native)$/.test(locText)) {
+          const shape: Shape = { kind: 'at-js', at };
+          if (frame) shape.frame = frame;
+          if (m[4]) shape.props = true;
+          return shape;
+        }
       }
     }
   }
@@ -445,7 +454,9 @@ export function exceptionHeader(text: string): HeaderMatch | undefined {
   let ms = after;
   const end = text.trimEnd().length;
   if (m[4] === ':' && text.charCodeAt(ms) === 0x20) ms++;
-  return { cls: [cs, ce], msg: [Math.min(ms, end), end], ...(m[3] ? { code: m[3] } : {}) };
+  const h: HeaderMatch = { cls: [cs, ce], msg: [Math.min(ms, end), end] };
+  if (m[3]) h.code = m[3];
+  return h;
 }
 
 const PY_CLASS = /^([A-Za-z_][\w]*(?:\.(?:<locals>|[A-Za-z_][\w]*))*)(?:(:)(?: |$)|$)/;
@@ -516,7 +527,9 @@ export function pytestLocation(text: string): FrameLocation | undefined {
   const m = PYTEST_LOCATION.exec(text);
   if (!m) return undefined;
   const end = m[1]!.length + 1 + m[2]!.length;
-  return { file: m[1]!, line: Number(m[2]), ...(m[3] ? { function: m[3] } : {}), start: 0, end };
+  const loc: FrameLocation = { file: m[1]!, line: Number(m[2]), start: 0, end };
+  if (m[3]) loc.function = m[3];
+  return loc;
 }
 
 /** A shape that is a stack frame (or frame-like marker) by its own text: never an error of its own. */
