@@ -407,6 +407,24 @@ describe('engine: blocks staged ahead of their walk (stageBytes, core/lineScan B
     });
   });
 
+  it('a file whose read fails mid-scan (one started ahead of the walk): the error is the read\'s, and the next file scans get the buffers back', async () => {
+    await withThread(async (e) => {
+      const ok = fileOf(input, 9);
+      let reads = 0;
+      const failing: ByteSource = {
+        readInto: async (buf, at, n) => {
+          if (++reads > STAGED_AHEAD + 4) throw new Error('EIO: the disk went away');
+          return ok.readInto(buf, at, n);
+        },
+      };
+      await assert.rejects(forEachMatchingLine(failing, e, () => undefined, undefined, { ahead: true }), /EIO: the disk went away/);
+      const memory = native(e).memoryBytes;
+      assert.deepEqual(await scan(e, input, 10, Infinity, true), want);
+      assert.equal(native(e).memoryBytes, memory, 'no new buffers');
+      accounted(e);
+    });
+  });
+
   it('a scan stopped by its output (afterChunk false) frees what it staged: the next scans split blocks again, with the same results', async () => {
     await withThread(async (e) => {
       const part = await scan(e, input, 1, 3);
