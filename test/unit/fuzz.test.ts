@@ -291,7 +291,7 @@ describe(`fuzz (seed ${SEED}, ${RUNS} runs)`, function () {
     /** The slow reference: RegExp.exec per entry per view; leftmost over views (ties: a JSON value
      * over the raw line); a trailing lazy hole extends to the end of its value (next line
      * terminator or the view's end) without trailing whitespace. */
-    function reference(entries: EngineEntry[], line: string): Map<number, Omit<LineMatch, 'literalLength' | 'codeInLine'>> {
+    function reference(entries: EngineEntry[], line: string, splitPairs?: Set<number>): Map<number, Omit<LineMatch, 'literalLength' | 'codeInLine'>> {
       const out = new Map<number, Omit<LineMatch, 'literalLength' | 'codeInLine'> & { json: boolean }>();
       entries.forEach((e, i) => {
         if (patternProblem(e.pattern) !== undefined) return;
@@ -320,6 +320,12 @@ describe(`fuzz (seed ${SEED}, ${RUNS} runs)`, function () {
             s ? [{ name: e.captureNames[g] ?? String(g + 1), value: t.slice(s[0], s[1]), start: v.toOriginal(s[0]), end: v.toOriginal(s[1], true) }] : [],
           );
           out.set(i, { entry: i, start, end: oEnd, text: line.slice(start, oEnd), captures, json });
+          // a capture RegExp ends or starts between the two halves of a surrogate pair (a lazy
+          // `(.+?)` before an emoji): the engine steps over a pair as one character there (the
+          // documented difference, linearRegex.ts), so that entry's captures are not compared
+          const splits = (b: number) => b > 0 && b < t.length && /[\ud800-\udbff]/.test(t[b - 1]!) && /[\udc00-\udfff]/.test(t[b]!);
+          if (spans.some((x) => x && (splits(x[0]) || splits(x[1])))) splitPairs?.add(i);
+          else splitPairs?.delete(i);
         }
       });
       for (const v of out.values()) delete (v as { json?: boolean }).json;
@@ -337,11 +343,13 @@ describe(`fuzz (seed ${SEED}, ${RUNS} runs)`, function () {
           const order = compareMatches(g.entries);
           for (const line of lines) {
             const got = engine.matchLine(line);
-            const want = reference(g.entries, line);
+            const split = new Set<number>();
+            const want = reference(g.entries, line, split);
+            for (const i of split) want.get(i)!.captures = [];
             compared++;
             matched += got.length;
             assert.deepEqual(
-              new Map(got.map((m) => [m.entry, { entry: m.entry, start: m.start, end: m.end, text: m.text, captures: m.captures }])),
+              new Map(got.map((m) => [m.entry, { entry: m.entry, start: m.start, end: m.end, text: m.text, captures: split.has(m.entry) ? [] : m.captures }])),
               want,
               `line ${JSON.stringify(line)}, patterns ${JSON.stringify(g.entries.map((e) => e.pattern))}`,
             );
@@ -431,8 +439,10 @@ describe(`fuzz (seed ${SEED}, ${RUNS} runs)`, function () {
           const re = linearRegex(r.src);
           if (typeof re === 'string') {
             // the only refusals this grammar can provoke: a repeated group that can match nothing
-            // (JavaScript and RE2 differ there, see linearRegex.ts)
-            assert.match(re, /can match the empty string/, r.src);
+            // (JavaScript and RE2 differ there, see linearRegex.ts), and nested counted repeats
+            // past the engine's size bound (its linear time has a bounded constant: seed 42 at
+            // FUZZ_RUNS=3000 draws one with 126 classes in repetitions, cost 252 of 250)
+            assert.match(re, /can match the empty string|repeats too much for the linear-time engine/, r.src);
             refused++;
             return;
           }

@@ -19,7 +19,9 @@
 //   `{` `}` `]`, named groups (numbered as in JavaScript), lazy quantifiers.
 // Every class becomes explicit code-unit ranges. Differences that remain: RE2 steps over a
 // surrogate pair as one character (so a counted repetition such as `[^ ]{3}` counts an emoji once,
-// where JavaScript counts it twice), and a capture group inside a quantified group keeps its value
+// where JavaScript counts it twice, and a capture never ends or starts between the pair's halves:
+// `(.+?)(.+?)\d` on "😀r1" captures "😀" and "r" here, "\ud83d" and "\ude00r" in JavaScript), and a
+// capture group inside a quantified group keeps its value
 // from an earlier iteration, or from an iteration that matched nothing, where JavaScript resets or
 // drops it (`(?:(a)|b)+` on "ab": group 1 is "a" here, undefined in JavaScript; `(^)?`: "" here,
 // undefined there). Neither changes whether or where a pattern matches, except counted repeats

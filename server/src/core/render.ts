@@ -141,6 +141,20 @@ export function codeSpan(text: string): string {
   return `${fence}${pad}${clean}${pad}${fence}`;
 }
 
+/**
+ * A link's text (a path, a `file:line`), on one line: a code span where it holds no backtick, else
+ * every ASCII punctuation character backslash-escaped. A code span with a backtick in it needs a
+ * longer fence, and `marked` (VS Code's hover renderer) reads a link's text with a pattern that
+ * knows only single-backtick code spans: it ended the text at a `](` inside such a span and linked
+ * what followed (a record's filePath `` `x](http://evil) `` became a link there; inside a code span a
+ * backslash escapes nothing, so that span cannot be mended).
+ */
+export function linkText(text: string): string {
+  const clean = stripControls(text).replace(/[\n\t]+/g, ' ');
+  if (!clean.includes('`')) return codeSpan(clean);
+  return clean.replace(/[!-/:-@[-`{-~]/g, '\\$&');
+}
+
 /** A fenced code block (fence longer than any backtick run inside, at least 3). */
 export function fencedBlock(code: string, language: string): string {
   const clean = stripControls(code).replace(/\n+$/, '');
@@ -307,7 +321,7 @@ function raiseSiteLine(record: ErrorRecord, opts: RenderOptions, plain: boolean)
     const url = opts.raiseSite?.href ?? github;
     return `${stripControls(label).replace(/\n/g, ' ')}${at}${url ? `\n${stripControls(url)}` : ''}`;
   }
-  const text = codeSpan(label);
+  const text = linkText(label);
   const localHref = opts.raiseSite?.href ? safeLocalHref(opts.raiseSite.href) : undefined;
   const href = localHref ?? github;
   const at = sha ? ` at ${codeSpan(sha)}` : '';
@@ -441,6 +455,6 @@ function glanceRaiseSite(record: ErrorRecord, opts: RenderOptions, plain: boolea
   if (plain) return stripControls(label).replace(/\n/g, ' ');
   const localHref = opts.raiseSite?.href ? safeLocalHref(opts.raiseSite.href) : undefined;
   const href = localHref ?? safeGithubUrl(record.githubUrl);
-  const text = codeSpan(label);
+  const text = linkText(label);
   return href ? `[${text}](${href})` : text;
 }

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import type { CancellationToken, Hover, HoverParams } from 'vscode-languageserver';
 import type { RecordMatch } from '../../core/catalog';
 import type { ErrorRecord } from '../../core/record';
-import { escapeInline, escapeMarkdown, renderRecord, type RenderOptions } from '../../core/render';
+import { escapeInline, escapeMarkdown, linkText, renderRecord, type RenderOptions } from '../../core/render';
 import { problemCode } from '../../core/problem';
 import { hoverActions, otherMatches } from './commandLinks';
 import type { ServerContext } from '../context';
@@ -66,8 +66,8 @@ export function raisedAt(ctx: ServerContext, doc: TrackedDocument, line: number,
   // the record is raised at this very frame: the glance's title says it (raisingFrameSite), once
   if (top?.frame && top.frame.index === block.raising) return undefined;
   const file = ctx.fileRefs.resolve(f.file);
-  const label = escapeMarkdown(`${file ? relativeLabel(ctx, file) : f.file}:${f.line}`);
-  let md = `**Raised at** ${file ? `[${label}](${fileTarget(file, f.line, f.column)})` : label}`;
+  const label = `${file ? relativeLabel(ctx, file) : f.file}:${f.line}`;
+  let md = `**Raised at** ${file ? `[${linkText(label)}](${fileTarget(file, f.line, f.column)})` : escapeMarkdown(label)}`;
   if (f.function) md += ` in ${escapeMarkdown(f.function)}`;
   return md;
 }
