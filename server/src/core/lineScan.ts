@@ -162,8 +162,8 @@ export async function forEachMatchingLine(
     hooks?.end(stats.lines);
   });
   // a file is read right into the blocks' buffers, each read started before the block before it is
-  // worked on (readAhead); with a scan thread, into the scanner's memory, where that thread copies
-  // each staged block from itself
+  // worked on (readAhead); with a scan thread, into the scanner's memory, where the parts of each
+  // staged block are scanned as they are (no copy)
   const file = 'readInto' in input;
   const layout = { keep: depth, readAhead: file };
   const lease = depth > 0 && file ? engine.leaseBlockBuffers(LineBlocks.buffersFor(layout), Math.min(BLOCK_BYTES, LONG_LINE + 1) + PAD) : undefined;
