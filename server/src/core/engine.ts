@@ -549,9 +549,9 @@ export class MatchEngine {
   }
 
   /** `count` buffers of at least `bytes` bytes for a file scan's blocks (core/lineScan.ts, LineBlocks
-   * `buffers`) in the scanner's memory, from which the scan thread copies a staged block itself
-   * (NativeScanner.leaseBuffers); release() once no scan reads them. Undefined where there is no
-   * such memory (then the reader's own buffers serve). */
+   * `buffers`) in the scanner's memory, where a staged block's parts are scanned as they are, not
+   * copied (NativeScanner.leaseBuffers); release() once no scan reads them. Undefined where there
+   * is no such memory (then the reader's own buffers serve). */
   leaseBlockBuffers(count: number, bytes: number): { buffers: Uint8Array[]; release(): void } | undefined {
     return this.bytesIndex?.native?.leaseBuffers?.(count, bytes);
   }

@@ -11,8 +11,8 @@
 // their onBlock calls have returned (k + 1 buffers take turns): a scan can walk blocks behind the
 // reader (core/lineScan.ts BlocksAhead). With `readAhead`, fill() starts the next read (into the
 // next buffer: one more takes turns) before it hands a block out, so the read runs while the block
-// is worked on. The buffers may be given (`buffers`: the scanner's memory, where the scan thread
-// copies a block from without this thread's help).
+// is worked on. The buffers may be given (`buffers`: the scanner's memory, where a staged block is
+// scanned as it is, with no copy).
 
 export const PAD = 32;
 

@@ -402,9 +402,9 @@ export interface NativeScanner {
    * when this scanner cannot (no shared memory, no thread). */
   startHelper(spawn: SpawnThread, timeoutMs?: number): boolean;
   stopHelper(): void;
-  /** `count` buffers of `bytes` bytes in the module's memory for a reader's blocks (a block read
-   * into one is copied to its work areas by the thread that scans it), until release(); undefined
-   * where this scanner cannot (engine/wasmScan.ts). */
+  /** `count` buffers of `bytes` bytes in the module's memory for a reader's blocks (a staged block
+   * read into one is scanned where it is), until release(); undefined where this scanner cannot
+   * (engine/wasmScan.ts). */
   leaseBuffers?(count: number, bytes: number): { buffers: Uint8Array[]; release(): void } | undefined;
   /** Blocks split into parts so far, and what became of their later parts (each counts once):
    * scanned by the helper thread, by this thread where the helper had not begun them, or again

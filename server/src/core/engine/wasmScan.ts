@@ -325,7 +325,9 @@ class WasmScanner implements NativeScanner {
   private readonly ownBuffers = new WeakSet<object>();
   /** Buffers of the module's memory handed out and given back (leaseBuffers). */
   private readonly freeBuffers: Uint8Array[] = [];
-  /** Where leaseBuffers makes its next buffer (0: not yet worked out, buffersBase). */
+  /** Where leaseBuffers' buffers start (above every work area: this thread's for a block up to
+   * MAX_BLOCK, and the staged slots'), and where it makes its next one. */
+  private buffersStart = 0;
   private buffersEnd = 0;
 
   /**
@@ -340,14 +342,14 @@ class WasmScanner implements NativeScanner {
     if (!this.shared) return undefined;
     const size = align(bytes);
     const buffers: Uint8Array[] = [];
-    if (this.buffersEnd === 0) this.buffersEnd = this.buffersBase();
+    if (this.buffersEnd === 0) this.buffersEnd = this.buffersStart = this.buffersBase();
     for (let k = 0; k < count; k++) {
       const i = this.freeBuffers.findIndex((b) => b.length === size);
       if (i >= 0) {
         buffers.push(this.freeBuffers.splice(i, 1)[0]!);
         continue;
       }
-      if (this.buffersEnd + size - this.buffersBase() > BUFFERS_MAX) {
+      if (this.buffersEnd + size - this.buffersStart > BUFFERS_MAX) {
         this.freeBuffers.push(...buffers);
         return undefined;
       }
@@ -368,8 +370,6 @@ class WasmScanner implements NativeScanner {
     };
   }
 
-  /** Where leaseBuffers' buffers start: above every work area (this thread's for a block up to
-   * MAX_BLOCK, and the staged slots'). */
   private buffersBase(): number {
     return align(Math.max(this.stageBase + SLOTS * SLOT_BYTES, layout(this.area, MAX_BLOCK, MAX_BLOCK + 1024).end));
   }
@@ -491,7 +491,8 @@ class WasmScanner implements NativeScanner {
     if (!helper || n < SPLIT_MIN || n > STAGE_MAX) return undefined;
     const slot = helper.nextSlot;
     const base = this.stageBase + slot * SLOT_BYTES;
-    const parts = cutParts(buf, 0, n, base, this.addressOf(buf));
+    const address = this.addressOf(buf);
+    const parts = cutParts(buf, 0, n, base, address);
     if (parts.length === 0 || parts[parts.length - 1]!.at.end > base + SLOT_BYTES) return undefined;
     // (the slot's last job, SLOTS jobs back, must be done before its areas are filled again)
     if (!helper.drain([slot])) {
@@ -502,7 +503,7 @@ class WasmScanner implements NativeScanner {
     if (before && !before.walked) before.dead = true;
     this.reserve(this.stageBase + SLOTS * SLOT_BYTES);
     this.placeParts(buf, parts);
-    if (this.addressOf(buf) >= 0) this.inPlace += parts.length;
+    if (address >= 0) this.inPlace += parts.length;
     const staged = new Staged(this, n, parts, helper, helper.post(this.helperCfg, parts.map((p) => ({ at: p.at, n: p.end - p.start }))));
     this.stagedIn[slot] = staged;
     return staged;
@@ -546,7 +547,8 @@ class WasmScanner implements NativeScanner {
     // more room, the stripped text of its coloured lines, a JSON line's values, a part whose hits
     // did not fit) stays below what an n-byte block with room for a hit per byte needs; the parts'
     // work areas are above it
-    const parts = cutParts(buf, split, n, layout(this.area, n, n + 1024).end, this.addressOf(buf));
+    const address = this.addressOf(buf);
+    const parts = cutParts(buf, split, n, layout(this.area, n, n + 1024).end, address);
     // (the helper's jobs must be done before their areas are filled again: a helper that never
     // got to them hangs or died, and this thread scans on alone)
     if (!helper.drain()) {
@@ -555,7 +557,7 @@ class WasmScanner implements NativeScanner {
     }
     this.reserve(parts[parts.length - 1]!.at.end);
     this.placeParts(buf, parts);
-    if (this.addressOf(buf) >= 0) this.inPlace += parts.length;
+    if (address >= 0) this.inPlace += parts.length;
     const job = helper.post(this.helperCfg, parts.map((p) => ({ at: p.at, n: p.end - p.start })));
     const t0 = performance.now();
     const first = this.scanLines(buf, split);
