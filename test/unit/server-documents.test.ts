@@ -203,6 +203,19 @@ describe('server: TrackedDocument', () => {
       assert.ok(flood >= 4 && flood <= 70, `under a stream of input: at most 64 turns (${flood})`);
       const [a, b] = await both();
       assert.ok(a! >= 4 && b! >= 4, `both runners wait after input (${a}, ${b} turns)`);
+      // a turn that takes long (a loaded machine, a GC pause) does not shorten the wait: it is
+      // counted in turns, not only in time
+      await yieldToInteractive();
+      const t0 = turns;
+      noteInput();
+      setImmediate(() => {
+        const until = performance.now() + 10;
+        while (performance.now() < until) {
+          /* a 10 ms turn */
+        }
+      });
+      await yieldToInteractive();
+      assert.ok(turns - t0 >= 4, `a long turn after the input: still a few turns (${turns - t0})`);
     } finally {
       ticking = false;
     }

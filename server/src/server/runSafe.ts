@@ -46,20 +46,41 @@ export function interactive<T>(run: () => Promise<T>): Promise<T> {
 
 /** When input last arrived on the connection (main.ts notes stdin's chunks). */
 let inputAt = -Infinity;
-/** A yield goes on yielding while input came this recently: vscode-jsonrpc reads a message and
- * hands it to its handler a few event-loop turns later (measured: status requests during a 50 MB
- * scan took 17-22 ms with no such turns, ~1 ms with them). Input that came during a slice is noted
- * in the yield's first turn. At most MAX_INPUT_TURNS per yield (a stream of input does not stop
- * the work). The window is the same for every yield: each background runner (a document scan,
- * the index cache's write, the record lookups' build) waits in it. (When the input was the first
- * yield's to see alone, the other runners' slices ran in the turns it gave: hovers on a cold start
- * with 100k records waited 50-130 ms.) */
+/** Event-loop turns since that input, counted by a ticker that runs only for the first few. */
+let turnsSinceInput = Infinity;
+let ticking = false;
+/** A yield goes on yielding after input: vscode-jsonrpc reads a message and hands it to its handler
+ * a few event-loop turns later (measured: status requests during a 50 MB scan took 17-22 ms with no
+ * such turns, ~1 ms with them). It waits at least MIN_INPUT_TURNS whole turns after the input,
+ * counted (a turn that took long, on a loaded machine or in a GC pause, does not shorten the wait),
+ * and as long as input came in the last INPUT_QUIET_MS; input that came during a slice is noted in
+ * the yield's first turn. At most MAX_INPUT_TURNS per yield (a stream of input does not stop the
+ * work). The wait is the same for every yield: each background runner (a document scan, the index
+ * cache's write, the record lookups' build) waits in it. (When the input was the first yield's to
+ * see alone, the other runners' slices ran in the turns it gave: hovers on a cold start with 100k
+ * records waited 50-130 ms.) */
+const MIN_INPUT_TURNS = 4;
 const INPUT_QUIET_MS = 2;
 const MAX_INPUT_TURNS = 64;
+
+function countTurn(): void {
+  turnsSinceInput++;
+  if (turnsSinceInput <= MIN_INPUT_TURNS) setImmediate(countTurn);
+  else ticking = false;
+}
 
 /** A chunk of input arrived (a request may be on its way to its handler). */
 export function noteInput(): void {
   inputAt = performance.now();
+  turnsSinceInput = 0;
+  if (!ticking) {
+    ticking = true;
+    setImmediate(countTurn);
+  }
+}
+
+function inputIsRecent(): boolean {
+  return turnsSinceInput <= MIN_INPUT_TURNS || performance.now() - inputAt < INPUT_QUIET_MS;
 }
 
 /** Yield to the event loop, and keep yielding while interactive requests are in progress or input
@@ -69,7 +90,7 @@ export async function yieldToInteractive(): Promise<void> {
   for (let turn = 0; ; turn++) {
     await yieldToEventLoop();
     if (interactivePending > 0) continue;
-    if (turn < MAX_INPUT_TURNS && performance.now() - inputAt < INPUT_QUIET_MS) continue;
+    if (turn < MAX_INPUT_TURNS && inputIsRecent()) continue;
     return;
   }
 }
