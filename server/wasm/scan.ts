@@ -14,7 +14,9 @@
 // two bits set in it); A8, T8 and T4 (few records) are plain bitmaps of 2^bitmapBits bits indexed
 // by the hash's top bits.
 // Table: buckets of 16 i32 (one cache line): 5 window hashes, 5 key fingerprints,
-// 5 payloads (record * 16 + window offset in the key), and count | OVERFLOW.
+// 5 payloads (record * 16 + window offset in the key), and count | OVERFLOW. One slot per hash:
+// a payload < 0 (GROUPED | count) stands for count windows of that hash, (fingerprint, payload)
+// pairs at the table word the slot's fingerprint names (after the buckets).
 
 import { LINE_CANDIDATES, LINE_ESCAPED, LINE_MATCHED } from '../src/core/engine/lineStatus';
 
@@ -128,29 +130,42 @@ function probe(row: usize, h: i32, probe: i32, block: usize, n: i32): void {
     // the slots whose window hash is h (four at once, then the fifth), of the used ones
     let eq = <u32>i32x4.bitmask(i32x4.eq(v128.load(base), vh)) | (load<i32>(base, 16) == h ? 16 : 0);
     eq &= (<u32>1 << <u32>used) - 1;
-    while (eq != 0) {
-      const i = <i32>ctz(eq);
-      eq &= eq - 1;
-      const slot = base + (<usize>i << 2);
+    if (eq != 0) {
+      // the hash's one slot (bytes.ts GROUPED): its window, or its group of windows as
+      // (fingerprint, payload) pairs at the table word the slot's fingerprint names
+      const slot = base + (<usize>ctz(eq) << 2);
       const payload = load<i32>(slot, SLOTS * 8);
-      const at = probe - (payload & 7);
-      // (a key may end in the zero padding: see bytes.ts probe; one starting past the block, which
-      // may be followed by the rest of a larger one, is not its hit)
-      if (at < 0 || at >= n) continue;
-      if (at != fpAt) {
-        fp = fingerprint(block + <usize>at, m);
-        fpAt = at;
+      let g = slot + SLOTS * 4;
+      let end = g + 4;
+      let gap: usize = SLOTS * 4;
+      if (payload < 0) {
+        g = table + (<usize>load<i32>(g) << 2);
+        end = g + (<usize>(payload & 0x7fffffff) << 3);
+        gap = 4;
       }
-      if (load<i32>(slot, SLOTS * 4) == fp && ((payload & EXTENDED) == 0 || longerHolds(<i32>(<u32>payload >>> 4), block, at))) {
-        if (outCount >= outCap) {
-          outCount = -1;
-          return;
+      const inc: usize = gap == 4 ? 8 : 4;
+      for (; g < end; g += inc) {
+        const pl = load<i32>(g + gap);
+        const at = probe - (pl & 7);
+        // (a key may end in the zero padding: see bytes.ts probe; one starting past the block, which
+        // may be followed by the rest of a larger one, is not its hit)
+        if (at < 0 || at >= n) continue;
+        if (at != fpAt) {
+          fp = fingerprint(block + <usize>at, m);
+          fpAt = at;
         }
-        const o = outPtr + (<usize>outCount << 3);
-        store<i32>(o, at);
-        store<i32>(o, <i32>(<u32>payload >>> 4), 4);
-        outCount++;
+        if (load<i32>(g) == fp && ((pl & EXTENDED) == 0 || longerHolds(<i32>(<u32>pl >>> 4), block, at))) {
+          if (outCount >= outCap) {
+            outCount = -1;
+            return;
+          }
+          const o = outPtr + (<usize>outCount << 3);
+          store<i32>(o, at);
+          store<i32>(o, <i32>(<u32>pl >>> 4), 4);
+          outCount++;
+        }
       }
+      return;
     }
     if ((meta & OVERFLOW) == 0) return;
     bucket = bucket + 1 == buckets ? 0 : bucket + 1;

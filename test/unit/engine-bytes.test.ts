@@ -331,6 +331,54 @@ describe('engine: matchBytes (byte-level block scan)', () => {
     }
   });
 
+  it('keys that share a window (records of the same words) have one table slot per window hash, their windows in a group: every record is still found, in JS and WebAssembly, as matchLine finds it', () => {
+    // strided keys (no anchor: T12 from 19 bytes, T8 15-18, T4 7-14) whose windows lie in a part
+    // every record has, and anchored keys that many records share whole (A16, A8)
+    const entries: EngineEntry[] = [];
+    const messages: string[] = [];
+    const add = (m: string) => {
+      messages.push(m);
+      entries.push(entry(`r${entries.length}`, m));
+    };
+    for (let i = 0; i < 300; i++) add(`zq-replica/primary-lost/${i.toString(36)}`);
+    for (let i = 0; i < 300; i++) add(`kx-quota/exceed${i.toString(36)}`);
+    for (let i = 0; i < 300; i++) add(`vw-tok/${i.toString(36)}`);
+    for (let i = 0; i < 40; i++) add('the broker refused the checkpoint {n}');
+    for (let i = 0; i < 40; i++) add('shard mismatch {n}');
+    const e = MatchEngine.build(entries);
+    const tiers = e.byteIndex().tiers;
+    let groups = 0;
+    for (const [name, t] of Object.entries(tiers)) {
+      const seen = new Set<number>();
+      for (let b = 0; b < t.buckets; b++) {
+        const used = t.table[b * 16 + 15]! & 0xff;
+        for (let k = 0; k < used; k++) {
+          const h = t.table[b * 16 + k]!;
+          assert.ok(!seen.has(h), `${name}: hash ${h} has one slot`);
+          seen.add(h);
+          if (t.table[b * 16 + 10 + k]! < 0) groups++;
+        }
+      }
+    }
+    assert.ok(groups >= 5, `shared windows are grouped (${groups} groups)`);
+    const s = e.byteIndex().stats;
+    assert.ok(s.t12 > 0 && s.t8 > 0 && s.t4 > 0 && s.a16 + s.a8 > 0, JSON.stringify(s));
+    const r = rng(SEED + 3);
+    const lines: string[] = [];
+    for (let k = 0; k < 3000; k++) {
+      const m = messages[Math.floor(r() * messages.length)]!.replace('{n}', String(k));
+      // a record's line, a near miss (the shared part with another ending) or noise
+      const x = r();
+      lines.push(x < 0.5 ? `ERROR ${m} at ${k}` : x < 0.8 ? `WARN ${m.slice(0, -2)}~~ ${k}` : `INFO ${k} nothing`);
+    }
+    const text = lines.join('\n') + '\n';
+    const want = reference(e, text);
+    assert.ok(want.got.length > 1000, `${want.got.length} matched lines`);
+    const js = MatchEngine.build(entries);
+    js.byteIndex({ wasm: false });
+    for (const eng of [e, js]) for (const shift of [0, 1, 3]) assert.deepEqual(viaBytes(eng, text, shift), want, `shift ${shift}`);
+  });
+
   it('a block with more hits than the WebAssembly output holds falls back to the JS scan (same hits)', () => {
     // 300 records share one key: every occurrence is 300 hits, far more than n / 4 + 1024
     const key = 'the replica set lost its primary node';

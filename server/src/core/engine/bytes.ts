@@ -128,6 +128,13 @@ const LOAD = 3.5;
 export const SLOTS = 5;
 export const BUCKET_WORDS = 16;
 const OVERFLOW = 0x100;
+/** Payload of a slot that stands for several windows of one hash (keys sharing a window: many in
+ * large record sets of common words, 623 in one T12 slot at 500k realistic records): the slot's
+ * fingerprint word is where in the table its windows are, as (fingerprint, payload) pairs after
+ * the buckets (by window offset, largest first, then in key order), and the payload is
+ * GROUPED | their count. Each hash has one slot, so a lookup stops at it, and one window's keys
+ * fill no run of buckets that every lookup landing in it walks. */
+const GROUPED = 0x80000000 | 0;
 /** Payload bit of a key whose hits are kept only where its longer literal is (ByteIndex.longer); the
  * window offset is the payload's low 3 bits (strides are at most 8). */
 const EXTENDED = 8;
@@ -190,9 +197,47 @@ export class ByteTier {
     const m = this.keyLen;
     const per = this.stride;
     const count = keys * per;
-    const buckets = Math.max(1, Math.ceil(count / LOAD));
+    // every window: its hash, its key's fingerprint and its payload, in key order; then the windows
+    // of one hash as one group (in that order), so that each hash has one slot (GROUPED)
+    const hs = new Int32Array(count);
+    const fps = new Int32Array(count);
+    const payloads = new Int32Array(count);
+    for (let s = 0, w = 0; s < keys; s++) {
+      const at = this.pendingOffs[s]!;
+      const src = this.pendingSrc[s]!;
+      const fp = fingerprint(src, at, m);
+      const payload = this.pendingRecs[s]! * 16 + (this.pendingExt[s] ? EXTENDED : 0);
+      for (let off = 0; off < per; off++, w++) {
+        hs[w] = windowHash(src, at + off, this.span);
+        fps[w] = fp;
+        payloads[w] = payload + off;
+      }
+    }
+    // distinct hashes in first-seen order, each with its windows (next: the following window of
+    // the same hash, -1 at the last)
+    const firstOf = new Map<number, number>();
+    const lastOf = new Map<number, number>();
+    const next = new Int32Array(count).fill(-1);
+    const sizeOf = new Map<number, number>();
+    const order: number[] = [];
+    for (let w = 0; w < count; w++) {
+      const h = hs[w]!;
+      const last = lastOf.get(h);
+      if (last === undefined) {
+        firstOf.set(h, w);
+        order.push(h);
+        sizeOf.set(h, 1);
+      } else {
+        next[last] = w;
+        sizeOf.set(h, sizeOf.get(h)! + 1);
+      }
+      lastOf.set(h, w);
+    }
+    let grouped = 0;
+    for (const h of order) if (sizeOf.get(h)! > 1) grouped += sizeOf.get(h)!;
+    const buckets = Math.max(1, Math.ceil(order.length / LOAD));
     this.buckets = buckets;
-    this.table = new Int32Array(buckets * BUCKET_WORDS);
+    const t = (this.table = new Int32Array(buckets * BUCKET_WORDS + 2 * grouped));
     if (this.bitmap) {
       // about 64 bits per window (1.5 % false positives), at least 2^16 bits (8 KB)
       this.bitmapBits = Math.min(31, Math.max(16, Math.ceil(Math.log2(Math.max(1, count) * 64))));
@@ -204,34 +249,45 @@ export class ByteTier {
       this.filter = new Int32Array(2 ** log);
       this.filterShift = 32 - log;
     }
-    const t = this.table;
     const f = this.filter;
     const top = 32 - this.bitmapBits;
-    for (let s = 0; s < keys; s++) {
-      const at = this.pendingOffs[s]!;
-      const src = this.pendingSrc[s]!;
-      const fp = fingerprint(src, at, m);
-      const rec = this.pendingRecs[s]!;
-      for (let off = 0; off < per; off++) {
-        const h = windowHash(src, at + off, this.span);
-        if (this.bitmap) {
-          const i = h >>> top;
-          f[i >>> 5]! |= 1 << (i & 31);
-        } else f[filterWord(h, this.filterShift)]! |= filterMask(h);
-        let bucket = reduce(h, buckets);
-        for (;;) {
-          const base = bucket * BUCKET_WORDS;
-          const used = t[base + 15]! & 0xff;
-          if (used < SLOTS) {
-            t[base + used] = h;
-            t[base + SLOTS + used] = fp;
-            t[base + 2 * SLOTS + used] = rec * 16 + (this.pendingExt[s] ? EXTENDED : 0) + off;
-            t[base + 15] = (t[base + 15]! & OVERFLOW) | (used + 1);
-            break;
-          }
-          t[base + 15] = t[base + 15]! | OVERFLOW;
-          bucket = bucket + 1 === buckets ? 0 : bucket + 1;
+    let groupAt = buckets * BUCKET_WORDS;
+    for (const h of order) {
+      if (this.bitmap) {
+        const i = h >>> top;
+        f[i >>> 5]! |= 1 << (i & 31);
+      } else f[filterWord(h, this.filterShift)]! |= filterMask(h);
+      const size = sizeOf.get(h)!;
+      const w0 = firstOf.get(h)!;
+      let fp = fps[w0]!;
+      let payload = payloads[w0]!;
+      if (size > 1) {
+        // the slot names the group: its first word, and GROUPED | its size
+        fp = groupAt;
+        payload = GROUPED | size;
+        // by window offset, largest first (stable): a lookup works out the fingerprint once per
+        // key start, and its hits come in position order (key start = probe - offset)
+        const ws: number[] = [];
+        for (let w = w0; w >= 0; w = next[w]!) ws.push(w);
+        ws.sort((a, b) => (payloads[b]! & 7) - (payloads[a]! & 7) || a - b);
+        for (const w of ws) {
+          t[groupAt++] = fps[w]!;
+          t[groupAt++] = payloads[w]!;
         }
+      }
+      let bucket = reduce(h, buckets);
+      for (;;) {
+        const base = bucket * BUCKET_WORDS;
+        const used = t[base + 15]! & 0xff;
+        if (used < SLOTS) {
+          t[base + used] = h;
+          t[base + SLOTS + used] = fp;
+          t[base + 2 * SLOTS + used] = payload;
+          t[base + 15] = (t[base + 15]! & OVERFLOW) | (used + 1);
+          break;
+        }
+        t[base + 15] = t[base + 15]! | OVERFLOW;
+        bucket = bucket + 1 === buckets ? 0 : bucket + 1;
       }
     }
     this.pendingOffs.length = 0;
@@ -573,16 +629,30 @@ export class ByteIndex {
       const used = meta & 0xff;
       for (let i = 0; i < used; i++) {
         if (table[base + i] !== h) continue;
+        // the hash's one slot: its window, or its group of windows (GROUPED)
         const payload = table[base + 2 * SLOTS + i]!;
-        // (a key may end in the zero padding after n: no key holds a zero byte but the pairs of a
-        // one-byte key, whose occurrence at the block's last byte is found that way)
-        const at = probe - (payload & 7);
-        if (at < 0) continue;
-        if (at !== fpAt) {
-          fp = fingerprint(buf, at, m);
-          fpAt = at;
+        // g: a window's fingerprint word; its payload is `gap` words on; windows end at `end`
+        let g = base + SLOTS + i;
+        let end = g + 1;
+        let gap = SLOTS;
+        if (payload < 0) {
+          g = table[g]!;
+          end = g + 2 * (payload & 0x7fffffff);
+          gap = 1;
         }
-        if (table[base + SLOTS + i] === fp && ((payload & EXTENDED) === 0 || this.longer.holds(payload >>> 4, buf, at))) this.push(at, payload >>> 4);
+        for (; g < end; g += gap === 1 ? 2 : 1) {
+          const pl = table[g + gap]!;
+          // (a key may end in the zero padding after n: no key holds a zero byte but the pairs of a
+          // one-byte key, whose occurrence at the block's last byte is found that way)
+          const at = probe - (pl & 7);
+          if (at < 0) continue;
+          if (at !== fpAt) {
+            fp = fingerprint(buf, at, m);
+            fpAt = at;
+          }
+          if (table[g]! === fp && ((pl & EXTENDED) === 0 || this.longer.holds(pl >>> 4, buf, at))) this.push(at, pl >>> 4);
+        }
+        return;
       }
       if ((meta & OVERFLOW) === 0) return;
       bucket = bucket + 1 === t.buckets ? 0 : bucket + 1;

@@ -3,7 +3,7 @@
 // once into the module's memory, each block is copied in, the hits are copied out. Returns
 // undefined wherever WebAssembly is unavailable; ByteIndex then scans in JS (same results).
 
-import { type ByteIndex, type ByteTier, type LongerKeys, type NativeLines, type NativePart, type NativeParts, type NativeScanner, type PairKeys, type SpawnThread, type SpawnedThread, type StagedBlock, BUCKET_WORDS, STAGED_AHEAD } from './bytes';
+import { type ByteIndex, type ByteTier, type LongerKeys, type NativeLines, type NativePart, type NativeParts, type NativeScanner, type PairKeys, type SpawnThread, type SpawnedThread, type StagedBlock, STAGED_AHEAD } from './bytes';
 import { SCAN_WASM_BASE64, SCAN_WASM_SHARED_BASE64 } from './scanWasm.generated';
 
 /** The part of the WebAssembly JS API used here (lib "dom" is not in this project's lib). */
@@ -219,7 +219,7 @@ class WasmScanner implements NativeScanner {
       i32[row] = at[k]!.filter;
       i32[row + 1] = t.filterShift;
       i32[row + 2] = at[k]!.table;
-      i32[row + 3] = t.table.length / BUCKET_WORDS;
+      i32[row + 3] = t.buckets;
       i32[row + 4] = t.keyLen;
       i32[row + 5] = t.size;
       i32[row + 6] = t.bitmapBits;

@@ -48,7 +48,7 @@ import { type EntrySections, decodeEntries, encodeEntrySteps } from './entryTabl
 
 const MAGIC = Buffer.from('EEIDX\x01\n', 'latin1');
 /** Bump when the file layout or what a section holds changes. */
-const FORMAT = 9;
+const FORMAT = 10;
 /** Cache files kept (newest first by modification time); older ones are removed after a write. */
 const MAX_ENTRIES = 4;
 /** Record sources smaller than this load faster than a cache file is read: not cached. */
