@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { stripEscapeBytes } from '../../server/src/cli/blockContext';
-import { baseView, lineViews, needsViews, splitLines, stripAnsi } from '../../server/src/core/text';
+import { baseView, copyBytes, lineViews, needsViews, splitLines, stripAnsi } from '../../server/src/core/text';
 
 /** Every view offset maps to the original offset of the same character. */
 function assertMapsBack(line: string): void {
@@ -59,6 +59,19 @@ describe('blockContext: stripEscapeBytes (coloured lines read in bytes)', () => 
     assert.deepEqual([...got], [0x41, 0xc3, 0x42, 0xff, 0x0a, 0x43]);
     // (the decoded text's ASCII characters, in order)
     assert.equal(got.toString('latin1').replace(/[^\x00-\x7f]/g, ''), byText(bytes).toString('utf8').replace(/[^\x00-\x7f]/g, ''));
+  });
+});
+
+describe('text: copyBytes', () => {
+  it('copies a run of any length (byte by byte when short, natively when long) and only it', () => {
+    const src = Uint8Array.from({ length: 300 }, (_, i) => (i * 7 + 3) & 0xff);
+    for (const [from, to, at] of [[0, 0, 0], [5, 6, 2], [10, 57, 1], [3, 50, 0], [0, 300, 0], [100, 147, 9], [100, 148, 9]] as const) {
+      const dst = new Uint8Array(310).fill(0xee);
+      assert.equal(copyBytes(src, from, to, dst, at), to - from);
+      const want = new Uint8Array(310).fill(0xee);
+      want.set(src.subarray(from, to), at);
+      assert.deepEqual(dst, want, `[${from}, ${to}) at ${at}`);
+    }
   });
 });
 

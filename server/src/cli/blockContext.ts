@@ -16,7 +16,7 @@ import type { BlockLineRole, ErrorBlock } from '../core/blocks';
 import { BlockStream, hasBlockShape, isFrameLine } from '../core/blocks';
 import { exceptionHeader, mayHoldBlockShape } from '../core/blocks/shapes';
 import type { BlockHooks } from '../core/lineScan';
-import { escapeLengthOf } from '../core/text';
+import { copyBytes, escapeLengthOf } from '../core/text';
 
 export const BEFORE = 40;
 export const AFTER = 48;
@@ -415,7 +415,8 @@ let strippedScratch = Buffer.allocUnsafe(16 * 1024);
  * of the decoded text stripped line by line and joined; a byte of an invalid sequence stays itself
  * (a decoder makes it U+FFFD), and every ASCII byte is where decoding would leave it, so a search
  * for ASCII tokens finds at least what it would find in the decoded text. The runs between
- * escape sequences are copied natively (a log's line ends are \n alone: no byte is looked at).
+ * escape sequences are copied whole (copyBytes; a log's line ends are \n alone: no byte is looked
+ * at).
  */
 export function stripEscapeBytes(b: Buffer, s: number, e: number, out?: Buffer): Buffer {
   const o = out && out.length >= e - s ? out : Buffer.allocUnsafe(e - s);
@@ -431,7 +432,7 @@ export function stripEscapeBytes(b: Buffer, s: number, e: number, out?: Buffer):
     let x = v.indexOf(0x1b, i);
     if (x < 0) x = n;
     // the run before it, its line ends as '\n'
-    if (!hasCr) w += v.copy(o, w, i, x);
+    if (!hasCr) w += copyBytes(v, i, x, o, w);
     else
       for (let k = i; k < x; k++) {
         const c = v[k]!;

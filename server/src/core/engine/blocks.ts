@@ -8,7 +8,7 @@
 import type { ByteIndex, NativeLines, StagedBlock } from './bytes';
 import { LINE_ESCAPED, LINE_MATCHED } from './lineStatus';
 import { type Capture, type EngineEntry, type LineMatch, hasToken } from './types';
-import { escapeLengthOf, lineViews, type LineView } from '../text';
+import { copyBytes, escapeLengthOf, lineViews, type LineView } from '../text';
 
 /** The engine's pattern slots and byte index, as the file-scan drivers (this one, longLine.ts) read them. */
 export interface SlotHost {
@@ -300,9 +300,9 @@ function escapedCandidates(host: BlockHost, sc: Scratch, bytes: Buffer, entries:
     const end = textEnd(bytes, start, entries[o + 2]!);
     if (buf.length < n + (end - start) + 1 + 32) buf = sc.growText(n, n + (end - start) + 1 + 32);
     // the stripped text (the first view, less trailing CRs, which no key holds) from the bytes: the
-    // escape grammar is ASCII, so it cuts UTF-8 where it cuts the decoded text. The runs between
-    // escape sequences are copied whole: a coloured line is a few runs, and a byte loop over every
-    // byte of every line was a third of a coloured log's scan
+    // escape grammar is ASCII, so it cuts UTF-8 where it cuts the decoded text. The escapes are
+    // found natively and the runs between them copied whole (copyBytes): a coloured line is a few
+    // runs, and a byte loop over every byte of every line was a third of a coloured log's scan
     const a = n;
     for (let p = start; p < end; ) {
       if (esc < p) {
@@ -310,10 +310,7 @@ function escapedCandidates(host: BlockHost, sc: Scratch, bytes: Buffer, entries:
         if (esc < 0) esc = bytes.length;
       }
       const stop = esc < end ? esc : end;
-      if (stop > p) {
-        bytes.copy(buf, n, p, stop);
-        n += stop - p;
-      }
+      if (stop > p) n += copyBytes(bytes, p, stop, buf, n);
       if (stop === end) break;
       p = esc + escapeLengthOf(code, esc, end);
     }
