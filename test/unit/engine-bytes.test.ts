@@ -3,6 +3,7 @@
 import * as assert from 'node:assert/strict';
 import { MatchEngine, type EngineEntry, type LineMatch } from '../../server/src/core/engine';
 import { FUSED_MIN, buildByteIndex } from '../../server/src/core/engine/bytes';
+import { soleMembers } from '../../server/src/core/engine/blocks';
 import { wasmScanner } from '../../server/src/core/engine/wasmScan';
 import { LINE_CANDIDATES, LINE_MATCHED } from '../../server/src/core/engine/lineStatus';
 import { LineBlocks } from '../../server/src/core/lineBlocks';
@@ -377,6 +378,12 @@ describe('engine: matchBytes (byte-level block scan)', () => {
     const js = MatchEngine.build(entries);
     js.byteIndex({ wasm: false });
     for (const eng of [e, js]) for (const shift of [0, 1, 3]) assert.deepEqual(viaBytes(eng, text, shift), want, `shift ${shift}`);
+  });
+
+  it('soleMembers: a slot\'s record where it has one, -1 where it has several or none', () => {
+    // slots 0: [4], 1: [0, 2], 2: [], 3: [1]
+    assert.deepEqual(Array.from(soleMembers(Int32Array.from([4, 0, 2, 1]), Int32Array.from([0, 1, 3, 3, 4]))), [4, -1, -1, 1]);
+    assert.deepEqual(Array.from(soleMembers(new Int32Array(0), Int32Array.from([0]))), []);
   });
 
   it('a block with more hits than the WebAssembly output holds falls back to the JS scan (same hits)', () => {

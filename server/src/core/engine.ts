@@ -25,7 +25,7 @@ import { ChainMatcher, RegexMatcher, hasTerminator, terminators, type RawMatch }
 import { type KeyStats, StringIndex, type StringIndexSnapshot } from './engine/keys';
 import { ByteIndex, type ByteIndexSnapshot, buildByteIndexOf, type SpawnThread, type StagedBlock } from './engine/bytes';
 import { ChainTable, earlyThread, wasmScanner } from './engine/wasmScan';
-import { type BlockHost, LineHits, type ScanStats, scanBlock, takeScanStats } from './engine/blocks';
+import { type BlockHost, LineHits, type ScanStats, scanBlock, soleMembers, takeScanStats } from './engine/blocks';
 import { LongLine } from './engine/longLine';
 import { type Capture, type EngineEntry, type LineMatch, hasToken } from './engine/types';
 
@@ -513,6 +513,7 @@ export class MatchEngine {
       index: this.byteIndex(),
       members: this.members,
       memberStart: this.memberStart,
+      soleMember: soleMembers(this.members, this.memberStart),
       entries: this.entries,
       literalLengths: this.literalLengths,
       compare: this.compare,
