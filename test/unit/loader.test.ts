@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import fc from 'fast-check';
 import { loadRecordsFromPath, mergeRecordSets, parseRecordBytes, parseRecordText, type LoadResult } from '../../server/src/core/load';
-import type { ErrorRecord, RecordProblem } from '../../server/src/core/record';
+import { type ErrorRecord, LITE_FIELDS, PROSE_FIELDS, type RecordProblem, RECORD_KEYS, withoutProse } from '../../server/src/core/record';
 import { RECORD_FIELDS } from '../../server/src/core/load/validate';
 import { REPO, tempDir } from '../shared/paths';
 
@@ -73,6 +73,29 @@ describe('loader: record forms', () => {
     assert.deepEqual(messages(r), ['Disk quota exceeded for user {user}', 'Worker {name} lost heartbeat after {secs}s', 'Token expired at {time}']);
     assert.equal(r.records[1]!.messagePattern, 'Worker (.+?) lost heartbeat after (.+?)s');
     assert.equal(r.records[0]!.errorType, 'error_code');
+  });
+
+  it('prose: false keeps each record\'s lite fields only (validated the same, the same problems); reading its prose throws, naming it', async () => {
+    const bad = [clone(0), { ...clone(1), severity: 'bogus', documentation: 7 }, { ...clone(2), messagePattern: 'a(b' }];
+    const file = path.join(tempDir('prose'), 'records.json');
+    fs.writeFileSync(file, JSON.stringify(bad, null, 2));
+    const full = await loadRecordsFromPath(file);
+    const lite = await loadRecordsFromPath(file, { prose: false });
+    assert.deepEqual(lite.problems, full.problems);
+    assert.equal(lite.records.length, full.records.length);
+    assert.ok(full.records.length >= 2);
+    lite.records.forEach((r, i) => {
+      for (const k of LITE_FIELDS) assert.deepEqual(r[k], full.records[i]![k], k);
+      assert.deepEqual({ ...r }, Object.fromEntries(LITE_FIELDS.map((k) => [k, full.records[i]![k]])), 'own fields: the lite ones');
+      for (const k of PROSE_FIELDS) assert.throws(() => r[k], new RegExp(`record ${r.id}: its ${k} was not loaded`));
+      assert.throws(() => JSON.stringify(r), /was not loaded/);
+    });
+    // (the two lists are every field of a record, once)
+    assert.deepEqual([...LITE_FIELDS, ...PROSE_FIELDS].sort(), [...RECORD_KEYS].sort());
+    // a prose field set on such a record is its own
+    const r = withoutProse(full.records[0]!);
+    r.documentation = 'given';
+    assert.equal(r.documentation, 'given');
   });
 
   it('loads the bundled per-repository array in strict mode', async () => {

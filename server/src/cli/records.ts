@@ -56,7 +56,7 @@ export interface LoadedCatalog {
 /** Loads bundled (unless noBundled) + user record paths; problems are returned, never thrown.
  * `datasetRecords` (scan --dataset) rank between bundled and user records on duplicate ids.
  * `cache`: through the index cache (core/indexCache), unless a dataset is in the set. */
-export async function loadCatalog(recordPaths: string[], noBundled: boolean, datasetRecords?: ErrorRecord[], opts: { datasetPath?: string; cache?: CacheOptions } = {}): Promise<LoadedCatalog> {
+export async function loadCatalog(recordPaths: string[], noBundled: boolean, datasetRecords?: ErrorRecord[], opts: { datasetPath?: string; cache?: CacheOptions; prose?: boolean } = {}): Promise<LoadedCatalog> {
   if (opts.cache && !datasetRecords) {
     const keySources: CacheSource[] = [];
     if (!noBundled) {
@@ -81,9 +81,10 @@ async function loadCatalogUncached(
   recordPaths: string[],
   noBundled: boolean,
   datasetRecords: ErrorRecord[] | undefined,
-  opts: { datasetPath?: string; digests?: Map<string, FileDigest> },
+  opts: { datasetPath?: string; digests?: Map<string, FileDigest>; prose?: boolean },
 ): Promise<{ catalog: LoadedCatalog; sets: { origin: RecordOrigin; result: LoadResult }[] }> {
-  const digests = opts.digests ? { digests: opts.digests } : {};
+  // (prose false: a run that reads no record's prose keeps none; the records are validated all the same)
+  const shared = { ...(opts.digests ? { digests: opts.digests } : {}), ...(opts.prose === false ? { prose: false } : {}) };
   const sets: { origin: RecordOrigin; result: LoadResult }[] = [];
   const sources: LoadedCatalog['sources'] = [];
   const add = (origin: RecordOrigin, p: string, result: LoadResult): void => {
@@ -93,12 +94,12 @@ async function loadCatalogUncached(
   if (!noBundled) {
     const bundled = bundledRecordsPath();
     if (!bundled) throw new IoError('bundled records not found (use --records PATH or --no-bundled)');
-    add('bundled', bundled, await loadRecordsFromPath(bundled, { strict: true, ...digests }));
+    add('bundled', bundled, await loadRecordsFromPath(bundled, { strict: true, ...shared }));
   }
   if (datasetRecords) add('dataset', opts.datasetPath ?? '(dataset)', { records: datasetRecords, problems: [], files: [] });
   for (const p of recordPaths) {
     checkReadable(p, 'records');
-    add('user', path.resolve(p), await loadRecordsFromPath(p, { strict: false, ...digests }));
+    add('user', path.resolve(p), await loadRecordsFromPath(p, { strict: false, ...shared }));
   }
   const merged = mergeRecordSets(sets);
   return { catalog: { catalog: new Catalog(merged.records), problems: merged.problems, sources }, sets };

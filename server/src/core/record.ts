@@ -58,6 +58,49 @@ export const RECORD_KEYS: readonly (keyof ErrorRecord)[] = [
   'analyzedAt', 'schemaVersion',
 ];
 
+/** What a file scan reads of a record (matching, scoring, counts, reports without explanations):
+ * the index cache's lite row. */
+export const LITE_FIELDS = ['id', 'repo', 'slug', 'errorCode', 'errorMessage', 'messagePattern', 'errorType', 'errorClass', 'httpStatus', 'severity', 'filePath', 'lineNumber', 'githubUrl', 'tags', 'analyzedSha', 'schemaVersion'] as const satisfies readonly (keyof ErrorRecord)[];
+/** The rest, read only for explanations and SARIF rules: the record's prose and source (the index
+ * cache's heavy row). */
+export const PROSE_FIELDS = ['sourceCode', 'sourceCodeStart', 'sourceCodeEnd', 'documentation', 'triggerScenarios', 'commonSituations', 'solutions', 'exampleFix', 'handlingStrategy', 'validationCode', 'typeGuard', 'tryCatchPattern', 'preventionTips', 'backgroundTag', 'analyzedAt'] as const satisfies readonly (keyof ErrorRecord)[];
+
+const PROSELESS: object = (() => {
+  const proto: Record<string, unknown> = {};
+  const fail = (r: { id?: unknown }, k: string): never => {
+    throw new Error(`record ${String(r.id)}: its ${k} was not loaded, as this run reads no record's prose (a bug: please report it)`);
+  };
+  for (const k of PROSE_FIELDS) {
+    Object.defineProperty(proto, k, {
+      get(this: { id?: unknown }) {
+        return fail(this, k);
+      },
+      set(this: object, v: unknown) {
+        Object.defineProperty(this, k, { value: v, writable: true, enumerable: true, configurable: true });
+      },
+      enumerable: false,
+      configurable: true,
+    });
+  }
+  Object.defineProperty(proto, 'toJSON', {
+    value(this: { id?: unknown }) {
+      return fail(this, 'prose');
+    },
+    enumerable: false,
+  });
+  return proto;
+})();
+
+/** The record without its prose (PROSE_FIELDS), for a run that reads none (a scan that counts or
+ * prints no explanations): 100k loaded records take ~140 MB less, and the young generation's
+ * collections do not copy the prose they would keep. Reading a prose field throws, saying so. */
+export function withoutProse(r: ErrorRecord): ErrorRecord {
+  const o = Object.create(PROSELESS) as Record<string, unknown>;
+  const from = r as unknown as Record<string, unknown>;
+  for (const k of LITE_FIELDS) o[k] = from[k];
+  return o as unknown as ErrorRecord;
+}
+
 const NONE: string[] = Object.freeze([] as string[]) as string[];
 
 /** What a skeleton record (a dataset row, a site `extract` found, a generated diagnostic) leaves

@@ -210,7 +210,7 @@ export const scan: Command = {
     const cache = flag(p, 'no-cache') ? undefined : { dir: indexCacheDir(io.env), minBytes: cacheMinBytes(io.env), full, lazyCheck: !full };
     // the scan's helper thread starts now: its start-up overlaps the loading of the records
     const thread = threads > 1 && worthAThread(files) ? MatchEngine.earlyScanThread(spawnThread) : undefined;
-    const loaded = await loadCatalog(stringsOption(p, 'records'), flag(p, 'no-bundled'), datasetRecords, cache ? { cache } : {}).catch((e: unknown) => {
+    const loaded = await loadCatalog(stringsOption(p, 'records'), flag(p, 'no-bundled'), datasetRecords, { ...(cache ? { cache } : {}), prose: full }).catch((e: unknown) => {
       thread?.dispose();
       throw e;
     });

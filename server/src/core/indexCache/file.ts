@@ -37,7 +37,7 @@ import * as v8 from 'node:v8';
 import { Catalog, engineEntry } from '../catalog';
 import { type EngineEntry, type EngineSnapshot, MatchEngine } from '../engine';
 import type { FileDigest } from '../load';
-import type { ErrorRecord, RecordOrigin, RecordProblem } from '../record';
+import { type ErrorRecord, LITE_FIELDS, PROSE_FIELDS, type RecordOrigin, type RecordProblem } from '../record';
 import { listRecordFiles } from '../load/walk';
 import { indexCacheDir } from '../cacheDirs';
 
@@ -55,9 +55,9 @@ const MAX_ENTRIES = 4;
 export const DEFAULT_MIN_BYTES = 2 << 20;
 
 /** Fields decoded with the index: what matching, ranking, confidence and json/count output read. */
-const LITE = ['id', 'repo', 'slug', 'errorCode', 'errorMessage', 'messagePattern', 'errorType', 'errorClass', 'httpStatus', 'severity', 'filePath', 'lineNumber', 'githubUrl', 'tags', 'analyzedSha', 'schemaVersion'] as const;
+const LITE = LITE_FIELDS;
 /** The rest of a record, parsed on first use. */
-const HEAVY = ['sourceCode', 'sourceCodeStart', 'sourceCodeEnd', 'documentation', 'triggerScenarios', 'commonSituations', 'solutions', 'exampleFix', 'handlingStrategy', 'validationCode', 'typeGuard', 'tryCatchPattern', 'preventionTips', 'backgroundTag', 'analyzedAt'] as const;
+const HEAVY = PROSE_FIELDS;
 
 export interface CacheSource {
   origin: RecordOrigin;

@@ -28,7 +28,7 @@ import { getNodeValue, parseTree, printParseErrorCode, type Node as JsonNode, ty
 import { createHash, type Hash } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import * as zlib from 'node:zlib';
-import type { ErrorRecord, RecordOrigin, RecordProblem } from '../record';
+import { type ErrorRecord, type RecordOrigin, type RecordProblem, withoutProse } from '../record';
 import { has, isObject, kindOf } from './jsonValue';
 import { decodeText, gunzipErrorMessage, gunzipLimited, gunzipSyncLimited, isGzip, MAX_RECORD_FILE_BYTES, type DecodedText } from './decode';
 import { formatPath, jsoncLocator, limitDepth, outlineLocator, type Locator, type PathSeg, type Span } from './locate';
@@ -67,6 +67,9 @@ export interface LoadOptions {
   /** Filled with the sha256 of each regular file's bytes as this load read them (the CLI's index
    * cache keys a first load by them instead of reading every file once more). */
   digests?: Map<string, FileDigest>;
+  /** Keep the records' prose (default true). False: each valid record is kept without it
+   * (record.ts withoutProse), for a scan that prints no explanations; it is still validated. */
+  prose?: boolean;
 }
 
 /** The content hash of the bytes a load read from a file, and the file's identity then. */
@@ -100,6 +103,8 @@ class FileContext {
   private dropped = 0;
   private droppedWorst: Severity = 'info';
   private lines: LineIndex | undefined;
+  /** LoadOptions.prose. */
+  prose = true;
 
   constructor(
     readonly text: string,
@@ -221,7 +226,7 @@ function processEntry(ctx: FileContext, value: unknown, base: PathSeg[], loc: Lo
   const idPath = [...recPath, 'id'];
   const rawId = isObject(raw) ? raw.id : undefined;
   const span = rawId === record.id ? loc.value(idPath) : braceOf(loc.value(recPath));
-  ctx.records.push(record);
+  ctx.records.push(ctx.prose ? record : withoutProse(record));
   ctx.sources.push({ file: ctx.file, path: formatPath(rawId === record.id ? idPath : recPath), ...ctx.range(span) });
 }
 
@@ -506,6 +511,7 @@ class EntryReader implements SplitSink {
     private readonly opts: LoadOptions,
   ) {
     this.ctx = new FileContext('', file, opts.strict === true, this);
+    this.ctx.prose = opts.prose !== false;
     this.splitter = new EntrySplitter(this, { lines: opts.format === 'jsonl' });
   }
 
@@ -725,6 +731,7 @@ export function parseRecordText(text: string, file: string, opts: LoadOptions = 
 function parseWholeText(text: string, file: string, opts: LoadOptions): LoadResult {
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const ctx = new FileContext(text, file, opts.strict === true);
+  ctx.prose = opts.prose !== false;
   try {
     parseInto(ctx, opts.format ?? 'auto');
   } catch (e) {
