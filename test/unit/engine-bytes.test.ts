@@ -548,6 +548,51 @@ describe('engine: matchBytes (byte-level block scan)', () => {
     }
   });
 
+  it('lines matched in JS (coloured, non-ASCII) make no LineMatch until asked: their entries, starts and ends are those of matches(), which equal matchLine\'s', () => {
+    const e = MatchEngine.build([entry('a', 'encode metadata not ready for {req}'), entry('b', 'encode metadata not ready for {req}'), entry('c', 'disk quota exceeded on {vol}'), entry('d', 'naïve café {x} closed')]);
+    const lines: string[] = [];
+    for (let k = 0; k < 200; k++) {
+      if (k % 4 === 0) lines.push(`\x1b[31mERROR\x1b[0m encode \x1b[1mmetadata\x1b[0m not ready for r${k}`);
+      else if (k % 4 === 1) lines.push(`WARN disk quota exceeded on /v${k} — retry`);
+      else if (k % 4 === 2) lines.push(`naïve café ${k} closed`);
+      else lines.push(`INFO ${k}`);
+    }
+    const text = lines.join('\n') + '\n';
+    const bytes = Buffer.from(text, 'utf8');
+    const buf = new Uint8Array(bytes.length + 32);
+    buf.set(bytes);
+    const proto = Object.getPrototypeOf(e) as { toLineMatch: (...a: unknown[]) => unknown };
+    const orig = proto.toLineMatch;
+    let made = 0;
+    proto.toLineMatch = function (this: unknown, ...a: unknown[]) {
+      made++;
+      return orig.apply(this, a);
+    };
+    try {
+      let seen = 0;
+      e.scanBytes(buf, bytes.length, (_i, hits) => {
+        seen += hits.count;
+        for (let k = 0; k < hits.count; k++) assert.ok(hits.entry(k) >= 0 && hits.end(k) > hits.start(k));
+      });
+      assert.ok(seen >= 200, `${seen} matches`);
+      assert.equal(made, 0, 'no LineMatch made for a scan that reads entries and spans only');
+      const want = reference(e, text).got;
+      const got: Got = [];
+      e.scanBytes(buf, bytes.length, (i, hits) => {
+        const ms = hits.matches();
+        const spans = (xs: [number, number, number][]) => xs.map((x) => x.join(':')).sort();
+        assert.deepEqual(spans(Array.from({ length: hits.count }, (_, k) => [hits.entry(k), hits.start(k), hits.end(k)])), spans(ms.map((m) => [m.entry, m.start, m.end])));
+        // the matches kept by a filter: made alone, in the ranked order
+        assert.deepEqual(hits.matchesWhere((k) => hits.entry(k) % 2 === 0), ms.filter((m) => m.entry % 2 === 0));
+        got.push([i, ms, hits.text()]);
+      });
+      assert.ok(made > 0);
+      assert.deepEqual(got, want);
+    } finally {
+      proto.toLineMatch = orig;
+    }
+  });
+
   it('ANSI-coloured lines: keys split by an escape sequence are found in the stripped text', () => {
     const entries = [entry('a', 'connection to the upstream broker was refused after {n} attempts'), entry('b', 'ERR-CONN-REFUSED!{x}')];
     const lines = [

@@ -27,7 +27,7 @@ import { ByteIndex, type ByteIndexSnapshot, buildByteIndexOf, type SpawnThread, 
 import { ChainTable, earlyThread, wasmScanner } from './engine/wasmScan';
 import { type BlockHost, LineHits, type ScanStats, scanBlock, soleMembers, takeScanStats } from './engine/blocks';
 import { LongLine } from './engine/longLine';
-import { type Capture, type EngineEntry, type LineMatch, hasToken } from './engine/types';
+import { type Capture, type EngineEntry, type LineMatch, type SlotResult, type SlotResults, hasToken, resultEnd } from './engine/types';
 
 export { LineHits } from './engine/blocks';
 export type { SpawnThread } from './engine/bytes';
@@ -112,14 +112,6 @@ export interface EngineSnapshot {
 }
 
 /** The best match of one pattern on the line being matched: its raw match in the view it came from. */
-interface SlotResult {
-  slot: number;
-  raw: RawMatch;
-  /** Start in the original line (the leftmost wins). */
-  start: number;
-  view: LineView | undefined;
-  json: boolean;
-}
 
 export class MatchEngine {
   /** Records (entries). */
@@ -306,6 +298,13 @@ export class MatchEngine {
    * can match the line, from the byte scan) instead of collected by the string prefilter; other
    * views not inside the first are prefiltered with `prefilter` (default: the string prefilter). */
   private matchLineWith(line: string, given: readonly number[] | undefined, lineViewsOf?: LineView[], prefilter?: (text: string, out: number[]) => void): LineMatch[] {
+    const { results, base } = this.slotResultsWith(line, given, lineViewsOf, prefilter);
+    return this.expand(results, line, base);
+  }
+
+  /** matchLineWith's slot results, before they are made LineMatches (the file scan makes them
+   * when they are asked for: lineMatchOf). */
+  private slotResultsWith(line: string, given: readonly number[] | undefined, lineViewsOf?: LineView[], prefilter?: (text: string, out: number[]) => void): SlotResults {
     if (++this.lineStamp >= 0x3fffffff) {
       this.lineSeen.fill(0);
       this.lineStamp = 1;
@@ -346,7 +345,7 @@ export class MatchEngine {
         if (k === 0) for (const s of cands) baseCands.push(s);
       }
     }
-    return this.expand(results, line, base);
+    return { results, base };
   }
 
   /** Match the candidate patterns on one view and merge into the line's results (leftmost wins). */
@@ -375,16 +374,17 @@ export class MatchEngine {
   /** One LineMatch per record of each matched pattern, ranked. */
   private expand(results: readonly SlotResult[], line: string, base: string): LineMatch[] {
     const out: LineMatch[] = [];
-    for (const r of results) {
-      for (let k = this.memberStart[r.slot]!; k < this.memberStart[r.slot + 1]!; k++) {
-        const m = this.toLineMatch(this.members[k]!, r.slot, r.raw, r.start, r.view, line);
-        const code = this.entries[m.entry]!.errorCode;
-        if (code) m.codeInLine = hasToken(base, code);
-        out.push(m);
-      }
-    }
+    for (const r of results) for (let k = this.memberStart[r.slot]!; k < this.memberStart[r.slot + 1]!; k++) out.push(this.lineMatchOf(this.members[k]!, r, line, base));
     if (out.length > 1) out.sort(this.compare);
     return out;
+  }
+
+  /** Record rec's LineMatch of its pattern's result r on the line (base: SlotResults.base). */
+  private lineMatchOf(rec: number, r: SlotResult, line: string, base: string): LineMatch {
+    const m = this.toLineMatch(rec, r, line);
+    const code = this.entries[rec]!.errorCode;
+    if (code) m.codeInLine = hasToken(base, code);
+    return m;
   }
 
   /** The matcher of a usable slot (cached; the cache is emptied when it grows past 2^17). */
@@ -402,8 +402,9 @@ export class MatchEngine {
     return m;
   }
 
-  private toLineMatch(rec: number, slot: number, raw: RawMatch, start: number, view: LineView | undefined, line: string): LineMatch {
-    const end = view ? view.toOriginal(raw.end, true) : raw.end;
+  private toLineMatch(rec: number, r: SlotResult, line: string): LineMatch {
+    const { slot, raw, start, view } = r;
+    const end = resultEnd(r);
     const names = this.entries[rec]!.captureNames;
     const captures: Capture[] = [];
     for (let g = 0; g * 2 < raw.caps.length; g++) {
@@ -517,7 +518,8 @@ export class MatchEngine {
       entries: this.entries,
       literalLengths: this.literalLengths,
       compare: this.compare,
-      matchWith: (line, slots, views, prefilter) => this.matchLineWith(line, slots, views, prefilter),
+      slotResultsWith: (line, slots, views, prefilter) => this.slotResultsWith(line, slots, views, prefilter),
+      lineMatchOf: (rec, r, line, base) => this.lineMatchOf(rec, r, line, base),
       matchAll: (line) => this.matchLine(line),
     };
     return this.host;

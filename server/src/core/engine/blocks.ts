@@ -7,7 +7,7 @@
 
 import type { ByteIndex, NativeLines, StagedBlock } from './bytes';
 import { LINE_ESCAPED, LINE_MATCHED } from './lineStatus';
-import { type Capture, type EngineEntry, type LineMatch, hasToken } from './types';
+import { type Capture, type EngineEntry, type LineMatch, type SlotResult, type SlotResults, hasToken, resultEnd } from './types';
 import { copyBytes, escapeLengthOf, lineViews, type LineView } from '../text';
 
 /** The engine's pattern slots and byte index, as the file-scan drivers (this one, longLine.ts) read them. */
@@ -28,8 +28,11 @@ export interface SlotHost {
 /** What the driver needs of the engine. */
 export interface BlockHost extends SlotHost {
   /** Match the line with these candidate slots for its first view; its other views are
-   * prefiltered by `prefilter`. */
-  matchWith(line: string, slots: readonly number[], views: LineView[] | undefined, prefilter: (text: string, out: number[]) => void): LineMatch[];
+   * prefiltered by `prefilter`. The slot results, before LineMatches are made of them
+   * (LineHits.setSlots makes them when they are asked for). */
+  slotResultsWith(line: string, slots: readonly number[], views: LineView[] | undefined, prefilter: (text: string, out: number[]) => void): SlotResults;
+  /** Record rec's LineMatch of result r (as matchLine makes it). */
+  lineMatchOf(rec: number, r: SlotResult, line: string, base: string): LineMatch;
   /** Match the line from scratch (string prefilter). */
   matchAll(line: string): LineMatch[];
 }
@@ -57,9 +60,11 @@ export class LineHits {
   private ents: Int32Array = new Int32Array(64);
   private starts: Int32Array = new Int32Array(64);
   private ends: Int32Array = new Int32Array(64);
-  /** Native matches: where each one's [slot, start, end, caps, spans] is in `results`. */
+  /** Native matches: where each one's [slot, start, end, caps, spans] is in `results`; slot
+   * results' matches: which of `slots.results` each one is. */
   private at: Int32Array = new Int32Array(64);
   private results: Int32Array = new Int32Array(0);
+  private slots: SlotResults | undefined;
   private js: LineMatch[] | undefined;
   private made: LineMatch[] | undefined;
   private decoded: string | undefined;
@@ -118,8 +123,9 @@ export class LineHits {
     return -1;
   }
 
-  /** Native match i as a LineMatch. */
+  /** Match i as a LineMatch (native or slot results). */
   private make(i: number, line: string): LineMatch {
+    if (this.slots) return this.host!.lineMatchOf(this.ents[i]!, this.slots.results[this.at[i]!]!, line, this.slots.base);
     const r = this.results;
     const rec = this.ents[i]!;
     const o = this.at[i]!;
@@ -152,6 +158,35 @@ export class LineHits {
       this.ends[i] = ms[i]!.end;
     }
     this.count = ms.length;
+  }
+
+  /** The line bytes[start, end) (its end excluded, its text `text`) with the slot results of
+   * host.slotResultsWith, one match per record of each slot: their LineMatches are made only
+   * when asked for (matches(), matchesWhere()), as for the module's matches. */
+  setSlots(bytes: Buffer, start: number, end: number, text: string, slots: SlotResults): void {
+    this.reset(bytes, start, end);
+    this.decoded = text;
+    this.slots = slots;
+    const { members, memberStart, soleMember } = this.host!;
+    let c = 0;
+    const rs = slots.results;
+    for (let k = 0; k < rs.length; k++) {
+      const r = rs[k]!;
+      const s = r.start;
+      const e = resultEnd(r);
+      const sole = soleMember[r.slot]!;
+      const m0 = sole >= 0 ? 0 : memberStart[r.slot]!;
+      const m1 = sole >= 0 ? 1 : memberStart[r.slot + 1]!;
+      this.room(c + (m1 - m0));
+      for (let j = m0; j < m1; j++) {
+        this.ents[c] = sole >= 0 ? sole : members[j]!;
+        this.starts[c] = s;
+        this.ends[c] = e;
+        this.at[c] = k;
+        c++;
+      }
+    }
+    this.count = c;
   }
 
   /** The line with the module's matches results[from, to) (per slot: [slot, start, end, caps,
@@ -193,6 +228,7 @@ export class LineHits {
     this.lineEnd = end;
     this.decoded = undefined;
     this.js = undefined;
+    this.slots = undefined;
     this.made = undefined;
     this.count = 0;
   }
@@ -300,7 +336,7 @@ function byteCandidates(host: BlockHost, sc: Scratch, text: string, out: number[
 
 /** The LINE_ESCAPED lines of a listed block (ANSI sequences) that must be matched, by listed index:
  * the candidate slots of the line's stripped text (its first view), or an empty list for a line
- * with other views (a JSON value with escapes: looked in by matchWith's prefilter); undefined for
+ * with other views (a JSON value with escapes: looked in by slotResultsWith's prefilter); undefined for
  * the others (no key in the stripped text: no match). The stripped texts are byte-scanned at once,
  * joined by '\n' (a key never holds a line break, so each text gets exactly its own hits): one
  * scan per block, not one per line, as a coloured CI log has ESC on every line. */
@@ -362,11 +398,11 @@ function escapedCandidates(host: BlockHost, sc: Scratch, bytes: Buffer, entries:
 }
 
 /** A line with ESC (ANSI sequences): its keys are looked for in its stripped text (the first view). */
-function matchEscaped(host: BlockHost, sc: Scratch, line: string): LineMatch[] {
+function matchEscaped(host: BlockHost, sc: Scratch, line: string): SlotResults {
   const views = lineViews(line);
   const cands: number[] = [];
   byteCandidates(host, sc, views[0]!.text, cands);
-  return host.matchWith(line, cands, views, (t, out) => byteCandidates(host, sc, t, out));
+  return host.slotResultsWith(line, cands, views, (t, out) => byteCandidates(host, sc, t, out));
 }
 
 /** Line ends: \n, or a CR not followed by \n. The next one at or after `from`, or -1. */
@@ -484,9 +520,9 @@ function walkListed(host: BlockHost, sc: Scratch, bytes: Buffer, listed: NativeL
   const results = listed.results.slice();
   const escaped = escapedCandidates(host, sc, bytes, entries, listed.lines);
   const cands: number[] = [];
-  const emitJs = (lineNo: number, start: number, end: number, ms: LineMatch[], text: string): void => {
-    if (ms.length === 0) return;
-    hits.setJs(bytes, start, end, text, ms);
+  const emitJs = (lineNo: number, start: number, end: number, got: SlotResults, text: string): void => {
+    if (got.results.length === 0) return;
+    hits.setSlots(bytes, start, end, text, got);
     onLine(lineNo, hits);
   };
   for (let i = 0; i < listed.lines; i++) {
@@ -504,7 +540,7 @@ function walkListed(host: BlockHost, sc: Scratch, bytes: Buffer, listed: NativeL
       const ec = escaped[i];
       if (!ec) continue; // no key in its stripped text, no other view to look in
       const line = utf8Slice(bytes, start, end);
-      emitJs(lineNo, start, end, host.matchWith(line, ec, lineViews(line), bytePrefilter), line);
+      emitJs(lineNo, start, end, host.slotResultsWith(line, ec, lineViews(line), bytePrefilter), line);
       continue;
     }
     const line = utf8Slice(bytes, start, end);
@@ -512,7 +548,7 @@ function walkListed(host: BlockHost, sc: Scratch, bytes: Buffer, listed: NativeL
     // slots at the odd words of the (position, slot) pairs
     uniqueSlots(sc, pairs, 2 * entries[o + 3]! + 1, 2 * entries[o + 4]! + 1, 2, cands);
     st.candidates += cands.length;
-    emitJs(lineNo, start, end, host.matchWith(line, cands, undefined, bytePrefilter), line);
+    emitJs(lineNo, start, end, host.slotResultsWith(line, cands, undefined, bytePrefilter), line);
   }
 }
 
@@ -527,9 +563,9 @@ function jsWalk(host: BlockHost, sc: Scratch, buf: Uint8Array, bytes: Buffer, n:
   const st = sc.stats;
   const hits = sc.hits;
   const bytePrefilter = (t: string, out: number[]): void => byteCandidates(host, sc, t, out);
-  const emitJs = (lineNo: number, start: number, end: number, ms: LineMatch[], text: string): void => {
-    if (ms.length === 0) return;
-    hits.setJs(bytes, start, end, text, ms);
+  const emitJs = (lineNo: number, start: number, end: number, got: SlotResults, text: string): void => {
+    if (got.results.length === 0) return;
+    hits.setSlots(bytes, start, end, text, got);
     onLine(lineNo, hits);
   };
   const cr = { at: -1 };
@@ -579,7 +615,7 @@ function jsWalk(host: BlockHost, sc: Scratch, buf: Uint8Array, bytes: Buffer, n:
       uniqueSlots(sc, found.rec, first, hi, 1, cands);
       st.candidateLines++;
       st.candidates += cands.length;
-      emitJs(lineNo, pos, e, host.matchWith(line, cands, undefined, bytePrefilter), line);
+      emitJs(lineNo, pos, e, host.slotResultsWith(line, cands, undefined, bytePrefilter), line);
     }
     if (br < 0) {
       st.lines += lineNo + 1 - lineBase;

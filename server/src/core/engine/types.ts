@@ -1,6 +1,8 @@
 // What the engine takes and gives (entries, matches, captures) and the token rule, in a module of
 // their own so the engine's parts (blocks.ts, longLine.ts) and the core use them without importing
 // engine.ts (no import circle).
+import type { RawMatch } from './matchers';
+import type { LineView } from '../text';
 
 export interface EngineEntry {
   id: string;
@@ -23,6 +25,27 @@ export interface LineMatch {
   captures: Capture[];
   literalLength: number; // literal characters of the pattern (ranking)
   codeInLine: boolean; // errorCode appears as a token in the line (ranking)
+}
+
+/** A pattern slot's match on a line, before its records' LineMatches are made. */
+export interface SlotResult {
+  slot: number;
+  raw: RawMatch;
+  /** Start in the original line (the leftmost wins). */
+  start: number;
+  view: LineView | undefined;
+  json: boolean;
+}
+
+/** A line's slot results and the text its error codes are looked for in (its first view). */
+export interface SlotResults {
+  results: SlotResult[];
+  base: string;
+}
+
+/** Where result r ends in the original line. */
+export function resultEnd(r: SlotResult): number {
+  return r.view ? r.view.toOriginal(r.raw.end, true) : r.raw.end;
 }
 
 
