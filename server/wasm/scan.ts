@@ -143,8 +143,8 @@ function probe(row: usize, h: i32, probe: i32, block: usize, n: i32): void {
         end = g + (<usize>(payload & 0x7fffffff) << 3);
         gap = 4;
       }
-      const inc: usize = gap == 4 ? 8 : 4;
-      for (; g < end; g += inc) {
+      // (the next window two words on; a slot's own window is the only one: end = g + 4)
+      for (; g < end; g += 8) {
         const pl = load<i32>(g + gap);
         const at = probe - (pl & 7);
         // (a key may end in the zero padding: see bytes.ts probe; one starting past the block, which

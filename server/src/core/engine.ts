@@ -111,8 +111,6 @@ export interface EngineSnapshot {
   strings?: StringIndexSnapshot | undefined;
 }
 
-/** The best match of one pattern on the line being matched: its raw match in the view it came from. */
-
 export class MatchEngine {
   /** Records (entries). */
   readonly size: number;

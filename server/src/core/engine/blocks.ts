@@ -167,26 +167,8 @@ export class LineHits {
     this.reset(bytes, start, end);
     this.decoded = text;
     this.slots = slots;
-    const { members, memberStart, soleMember } = this.host!;
-    let c = 0;
     const rs = slots.results;
-    for (let k = 0; k < rs.length; k++) {
-      const r = rs[k]!;
-      const s = r.start;
-      const e = resultEnd(r);
-      const sole = soleMember[r.slot]!;
-      const m0 = sole >= 0 ? 0 : memberStart[r.slot]!;
-      const m1 = sole >= 0 ? 1 : memberStart[r.slot + 1]!;
-      this.room(c + (m1 - m0));
-      for (let j = m0; j < m1; j++) {
-        this.ents[c] = sole >= 0 ? sole : members[j]!;
-        this.starts[c] = s;
-        this.ends[c] = e;
-        this.at[c] = k;
-        c++;
-      }
-    }
-    this.count = c;
+    for (let k = 0; k < rs.length; k++) this.addSlot(rs[k]!.slot, rs[k]!.start, resultEnd(rs[k]!), k);
   }
 
   /** The line with the module's matches results[from, to) (per slot: [slot, start, end, caps,
@@ -194,30 +176,23 @@ export class LineHits {
   setNative(bytes: Buffer, start: number, end: number, results: Int32Array, from: number, to: number): void {
     this.reset(bytes, start, end);
     this.results = results;
+    for (let o = from; o < to; o += 4 + 2 * results[o + 3]!) this.addSlot(results[o]!, results[o + 1]!, results[o + 2]!, o);
+  }
+
+  /** A match [start, end) of pattern slot `slot` for each of its records (`at`: where the match is
+   * kept, for make()). */
+  private addSlot(slot: number, start: number, end: number, at: number): void {
     const { members, memberStart, soleMember } = this.host!;
-    let c = 0;
-    for (let o = from; o < to; o += 4 + 2 * results[o + 3]!) {
-      const slot = results[o]!;
-      const sole = soleMember[slot]!;
-      if (sole >= 0) {
-        this.room(c + 1);
-        this.ents[c] = sole;
-        this.starts[c] = results[o + 1]!;
-        this.ends[c] = results[o + 2]!;
-        this.at[c] = o;
-        c++;
-        continue;
-      }
-      const m0 = memberStart[slot]!;
-      const m1 = memberStart[slot + 1]!;
-      this.room(c + (m1 - m0));
-      for (let k = m0; k < m1; k++) {
-        this.ents[c] = members[k]!;
-        this.starts[c] = results[o + 1]!;
-        this.ends[c] = results[o + 2]!;
-        this.at[c] = o;
-        c++;
-      }
+    const sole = soleMember[slot]!;
+    const m0 = sole >= 0 ? 0 : memberStart[slot]!;
+    const m1 = sole >= 0 ? 1 : memberStart[slot + 1]!;
+    let c = this.count;
+    this.room(c + (m1 - m0));
+    for (let k = m0; k < m1; k++, c++) {
+      this.ents[c] = sole >= 0 ? sole : members[k]!;
+      this.starts[c] = start;
+      this.ends[c] = end;
+      this.at[c] = at;
     }
     this.count = c;
   }

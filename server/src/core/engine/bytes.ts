@@ -213,29 +213,16 @@ export class ByteTier {
         payloads[w] = payload + off;
       }
     }
-    // distinct hashes in first-seen order, each with its windows (next: the following window of
-    // the same hash, -1 at the last)
-    const firstOf = new Map<number, number>();
-    const lastOf = new Map<number, number>();
-    const next = new Int32Array(count).fill(-1);
-    const sizeOf = new Map<number, number>();
-    const order: number[] = [];
+    // the windows of each hash, hashes in first-seen order (a Map keeps its insertion order)
+    const windowsOf = new Map<number, number[]>();
     for (let w = 0; w < count; w++) {
-      const h = hs[w]!;
-      const last = lastOf.get(h);
-      if (last === undefined) {
-        firstOf.set(h, w);
-        order.push(h);
-        sizeOf.set(h, 1);
-      } else {
-        next[last] = w;
-        sizeOf.set(h, sizeOf.get(h)! + 1);
-      }
-      lastOf.set(h, w);
+      const ws = windowsOf.get(hs[w]!);
+      if (ws) ws.push(w);
+      else windowsOf.set(hs[w]!, [w]);
     }
     let grouped = 0;
-    for (const h of order) if (sizeOf.get(h)! > 1) grouped += sizeOf.get(h)!;
-    const buckets = Math.max(1, Math.ceil(order.length / LOAD));
+    for (const ws of windowsOf.values()) if (ws.length > 1) grouped += ws.length;
+    const buckets = Math.max(1, Math.ceil(windowsOf.size / LOAD));
     this.buckets = buckets;
     const t = (this.table = new Int32Array(buckets * BUCKET_WORDS + 2 * grouped));
     if (this.bitmap) {
@@ -252,23 +239,19 @@ export class ByteTier {
     const f = this.filter;
     const top = 32 - this.bitmapBits;
     let groupAt = buckets * BUCKET_WORDS;
-    for (const h of order) {
+    for (const [h, ws] of windowsOf) {
       if (this.bitmap) {
         const i = h >>> top;
         f[i >>> 5]! |= 1 << (i & 31);
       } else f[filterWord(h, this.filterShift)]! |= filterMask(h);
-      const size = sizeOf.get(h)!;
-      const w0 = firstOf.get(h)!;
-      let fp = fps[w0]!;
-      let payload = payloads[w0]!;
-      if (size > 1) {
+      let fp = fps[ws[0]!]!;
+      let payload = payloads[ws[0]!]!;
+      if (ws.length > 1) {
         // the slot names the group: its first word, and GROUPED | its size
         fp = groupAt;
-        payload = GROUPED | size;
+        payload = GROUPED | ws.length;
         // by window offset, largest first (stable): a lookup works out the fingerprint once per
         // key start, and its hits come in position order (key start = probe - offset)
-        const ws: number[] = [];
-        for (let w = w0; w >= 0; w = next[w]!) ws.push(w);
         ws.sort((a, b) => (payloads[b]! & 7) - (payloads[a]! & 7) || a - b);
         for (const w of ws) {
           t[groupAt++] = fps[w]!;
@@ -631,7 +614,8 @@ export class ByteIndex {
         if (table[base + i] !== h) continue;
         // the hash's one slot: its window, or its group of windows (GROUPED)
         const payload = table[base + 2 * SLOTS + i]!;
-        // g: a window's fingerprint word; its payload is `gap` words on; windows end at `end`
+        // g: a window's fingerprint word, its payload `gap` words on; the next window two words on
+        // (a slot's own window is the only one: end = g + 1)
         let g = base + SLOTS + i;
         let end = g + 1;
         let gap = SLOTS;
@@ -640,7 +624,7 @@ export class ByteIndex {
           end = g + 2 * (payload & 0x7fffffff);
           gap = 1;
         }
-        for (; g < end; g += gap === 1 ? 2 : 1) {
+        for (; g < end; g += 2) {
           const pl = table[g + gap]!;
           // (a key may end in the zero padding after n: no key holds a zero byte but the pairs of a
           // one-byte key, whose occurrence at the block's last byte is found that way)

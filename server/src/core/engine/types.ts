@@ -27,7 +27,8 @@ export interface LineMatch {
   codeInLine: boolean; // errorCode appears as a token in the line (ranking)
 }
 
-/** A pattern slot's match on a line, before its records' LineMatches are made. */
+/** The best match of one pattern slot on a line: its raw match in the view it came from, before
+ * its records' LineMatches are made. */
 export interface SlotResult {
   slot: number;
   raw: RawMatch;

@@ -54,10 +54,8 @@ const MAX_ENTRIES = 4;
 /** Record sources smaller than this load faster than a cache file is read: not cached. */
 export const DEFAULT_MIN_BYTES = 2 << 20;
 
-/** Fields decoded with the index: what matching, ranking, confidence and json/count output read. */
-const LITE = LITE_FIELDS;
-/** The rest of a record, parsed on first use. */
-const HEAVY = PROSE_FIELDS;
+// A record's lite row (decoded with the index: what matching, ranking, confidence and json/count
+// output read) holds its LITE_FIELDS, its heavy row (parsed on first use) its PROSE_FIELDS.
 
 export interface CacheSource {
   origin: RecordOrigin;
@@ -583,7 +581,7 @@ function decode(sections: Map<string, Buffer>, blob: RecordsBlob | undefined, ch
   };
   const meta = JSON.parse(need('meta').toString('utf8')) as Meta;
   const n = meta.count;
-  // lite rows: one JSON array per record (the LITE fields), parsed when the record is first read
+  // lite rows: one JSON array per record (its LITE_FIELDS), parsed when the record is first read
   const liteText = need('lite');
   const liteAt = v8.deserialize(need('liteOffsets')) as Float64Array;
   const offsets = v8.deserialize(need('recordOffsets')) as Float64Array;
@@ -672,13 +670,13 @@ function materialize(o: Lazy): void {
   // (a lite-only entry is read by scans that print no prose: a read here is a bug, said clearly)
   if (!s.blob) throw new Error(`index cache: record ${i}'s prose was read from an entry written without it (a bug: please report it; --no-cache works around it)`);
   const heavy = JSON.parse(s.blob.bytes().toString('utf8', s.offsets[i]!, s.offsets[i + 1]!)) as unknown[];
-  if (!Array.isArray(heavy) || heavy.length !== HEAVY.length) throw new Error(`index cache: record ${i} has no heavy row`);
-  for (let k = 0; k < HEAVY.length; k++) Object.defineProperty(o, HEAVY[k]!, { value: heavy[k] ?? null, writable: true, enumerable: true, configurable: true });
+  if (!Array.isArray(heavy) || heavy.length !== PROSE_FIELDS.length) throw new Error(`index cache: record ${i} has no heavy row`);
+  for (let k = 0; k < PROSE_FIELDS.length; k++) Object.defineProperty(o, PROSE_FIELDS[k]!, { value: heavy[k] ?? null, writable: true, enumerable: true, configurable: true });
 }
 
 const LAZY_PROTO: object = (() => {
   const proto: Record<string, unknown> = {};
-  for (const k of HEAVY) {
+  for (const k of PROSE_FIELDS) {
     Object.defineProperty(proto, k, {
       get(this: Lazy) {
         materialize(this);
@@ -694,7 +692,7 @@ const LAZY_PROTO: object = (() => {
   }
   Object.defineProperty(proto, 'toJSON', {
     value(this: Lazy) {
-      if (Object.getOwnPropertyDescriptor(this, HEAVY[0]) === undefined) materialize(this);
+      if (Object.getOwnPropertyDescriptor(this, PROSE_FIELDS[0]) === undefined) materialize(this);
       return { ...(this as unknown as Record<string, unknown>) };
     },
     enumerable: false,
@@ -703,9 +701,9 @@ const LAZY_PROTO: object = (() => {
 })();
 
 function lazyRecord(row: unknown[], store: Store, i: number): ErrorRecord {
-  if (!Array.isArray(row) || row.length !== LITE.length) throw new Error(`index cache: record ${i} is not a lite row`);
+  if (!Array.isArray(row) || row.length !== LITE_FIELDS.length) throw new Error(`index cache: record ${i} is not a lite row`);
   const o = Object.create(LAZY_PROTO) as Record<string | symbol, unknown>;
-  for (let k = 0; k < LITE.length; k++) o[LITE[k]!] = row[k];
+  for (let k = 0; k < LITE_FIELDS.length; k++) o[LITE_FIELDS[k]!] = row[k];
   Object.defineProperty(o, STORE, { value: store });
   Object.defineProperty(o, INDEX, { value: i });
   return o as unknown as ErrorRecord;
@@ -831,16 +829,16 @@ function* writeSteps(dir: string, key: string, load: CachedLoad, entries: readon
         writeSync(fd, b);
       });
       const liteOut = new ByteWriter((b) => liteParts.push(Buffer.from(b)), 1 << 20);
-      const heavyRow = new Array<unknown>(HEAVY.length);
-      const liteRow = new Array<unknown>(LITE.length);
+      const heavyRow = new Array<unknown>(PROSE_FIELDS.length);
+      const liteRow = new Array<unknown>(LITE_FIELDS.length);
       for (let i = 0; i < n; i++) {
         const r = records[i]! as unknown as Record<string, unknown>;
-        for (let k = 0; k < LITE.length; k++) liteRow[k] = r[LITE[k]!] ?? null;
+        for (let k = 0; k < LITE_FIELDS.length; k++) liteRow[k] = r[LITE_FIELDS[k]!] ?? null;
         liteAt[i] = liteOut.size;
         liteOut.string(JSON.stringify(liteRow));
         offsets[i] = heavyOut.size;
         if (prose) {
-          for (let k = 0; k < HEAVY.length; k++) heavyRow[k] = r[HEAVY[k]!] ?? null;
+          for (let k = 0; k < PROSE_FIELDS.length; k++) heavyRow[k] = r[PROSE_FIELDS[k]!] ?? null;
           heavyOut.string(JSON.stringify(heavyRow));
         }
         engineEntries[i] = entries?.[i] ?? engineEntry(records[i]!);

@@ -103,13 +103,13 @@ class FileContext {
   private dropped = 0;
   private droppedWorst: Severity = 'info';
   private lines: LineIndex | undefined;
-  /** LoadOptions.prose. */
-  prose = true;
 
   constructor(
     readonly text: string,
     readonly file: string,
     readonly strict: boolean,
+    /** LoadOptions.prose: keep the records' prose. */
+    readonly prose: boolean,
     /** Offsets -> positions when the text is not held whole (entry by entry). */
     private readonly positions?: { position(offset: number): Position },
   ) {}
@@ -510,8 +510,7 @@ class EntryReader implements SplitSink {
     private readonly file: string,
     private readonly opts: LoadOptions,
   ) {
-    this.ctx = new FileContext('', file, opts.strict === true, this);
-    this.ctx.prose = opts.prose !== false;
+    this.ctx = new FileContext('', file, opts.strict === true, opts.prose !== false, this);
     this.splitter = new EntrySplitter(this, { lines: opts.format === 'jsonl' });
   }
 
@@ -730,8 +729,7 @@ export function parseRecordText(text: string, file: string, opts: LoadOptions = 
 /** The whole text at once (the exact, slow way). */
 function parseWholeText(text: string, file: string, opts: LoadOptions): LoadResult {
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  const ctx = new FileContext(text, file, opts.strict === true);
-  ctx.prose = opts.prose !== false;
+  const ctx = new FileContext(text, file, opts.strict === true, opts.prose !== false);
   try {
     parseInto(ctx, opts.format ?? 'auto');
   } catch (e) {
