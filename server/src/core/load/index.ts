@@ -34,6 +34,7 @@ import { decodeText, gunzipErrorMessage, gunzipLimited, gunzipSyncLimited, isGzi
 import { formatPath, jsoncLocator, limitDepth, outlineLocator, type Locator, type PathSeg, type Span } from './locate';
 import { LineIndex, type Position } from './positions';
 import { Bail, EntrySplitter, type EntryKind, type Skeleton, type SplitSink } from './split';
+import { ProseReducer, REDUCE_PIECE } from './reduce';
 import { listRecordFiles } from './walk';
 import { validateRecord } from './validate';
 
@@ -501,6 +502,17 @@ class EntryReader implements SplitSink {
   /** The last character was \r: a \n right after it ends the same line. */
   private cr = false;
   private cur: { start: number; text: string; index: LineIndex | undefined; breaks: boolean } | undefined;
+  /** `lineStart` in the original text (see orig). */
+  private lineStartOrig = 0;
+  /** A load that keeps no prose reads its bytes through the prose reducer: offsets here are then
+   * those of the shortened text, and orig() gives the original's. */
+  private readonly reducer: ProseReducer | undefined;
+  /** Shortenings not yet passed (offset of the closing quote in the shortened text, units removed),
+   * in order from `blankHead`, and the units removed before them. */
+  private readonly blankAt: number[] = [];
+  private readonly blankRemoved: number[] = [];
+  private blankHead = 0;
+  private removedBefore = 0;
   private lineNo = 0;
   private elements = 0;
   private nonBlank = 0;
@@ -512,7 +524,41 @@ class EntryReader implements SplitSink {
   ) {
     this.ctx = new FileContext('', file, opts.strict === true, opts.prose !== false, this);
     this.splitter = new EntrySplitter(this, { lines: opts.format === 'jsonl' });
+    this.reducer = opts.prose === false ? ProseReducer.create() : undefined;
   }
+
+  /** Offset `x` of the text read in the original text (x itself unless the text is shortened). */
+  private orig(x: number): number {
+    let o = x + this.removedBefore;
+    const at = this.blankAt;
+    // (the reducer counts a BOM, which the splitter does not report)
+    const y = x + (this.splitter.bom ? 1 : 0);
+    for (let k = this.blankHead; k < at.length && at[k]! <= y; k++) o += this.blankRemoved[k]!;
+    return o;
+  }
+
+  /** Shortenings before `x` are passed: no position before it is asked again. */
+  private passBlanks(x: number): void {
+    const at = this.blankAt;
+    const y = x + (this.splitter.bom ? 1 : 0);
+    let k = this.blankHead;
+    for (; k < at.length && at[k]! < y; k++) this.removedBefore += this.blankRemoved[k]!;
+    if (k === at.length) {
+      at.length = 0;
+      this.blankRemoved.length = 0;
+      k = 0;
+    } else if (k > 4096) {
+      at.splice(0, k);
+      this.blankRemoved.splice(0, k);
+      k = 0;
+    }
+    this.blankHead = k;
+  }
+
+  private readonly blank = (at: number, removed: number): void => {
+    this.blankAt.push(at);
+    this.blankRemoved.push(removed);
+  };
 
   /** Text, as it comes (pieces of the whole). */
   push(piece: string): void {
@@ -522,6 +568,15 @@ class EntryReader implements SplitSink {
   /** Bytes, as they come: decoded here up to the last whole UTF-8 sequence (the rest waits for the
    * next chunk); invalid UTF-8 (U+FFFD) is left to the exact way, which reports it. */
   pushBytes(chunk: Buffer): void {
+    const reducer = this.reducer;
+    if (reducer) {
+      for (let at = 0; at < chunk.length; at += REDUCE_PIECE) {
+        const out = reducer.push(chunk.subarray(at, Math.min(chunk.length, at + REDUCE_PIECE)), this.blank);
+        // (the output, at most as long as the input, is a view the next call overwrites: decoded now)
+        for (let k = 0; k < out.length; k += DECODE_PIECE) this.pushPiece(out.subarray(k, Math.min(out.length, k + DECODE_PIECE)));
+      }
+      return;
+    }
     for (let at = 0; at < chunk.length; at += DECODE_PIECE) this.pushPiece(at === 0 && chunk.length <= DECODE_PIECE ? chunk : chunk.subarray(at, Math.min(chunk.length, at + DECODE_PIECE)));
   }
 
@@ -543,6 +598,8 @@ class EntryReader implements SplitSink {
   }
 
   endBytes(): LoadResult {
+    const held = this.reducer?.end();
+    if (held?.length) this.pushPiece(held);
     if (this.carry) this.pushDecoded(this.carry.toString('utf8'));
     this.carry = undefined;
     return this.finish();
@@ -561,10 +618,11 @@ class EntryReader implements SplitSink {
   position(offset: number): Position {
     const cur = this.cur;
     if (cur && cur.breaks && offset > cur.start) {
-      const p = (cur.index ??= new LineIndex(cur.text)).position(offset - cur.start);
-      if (p.line > 1) return { line: this.line + p.line - 1, column: p.column };
+      const idx = (cur.index ??= new LineIndex(cur.text));
+      const p = idx.position(offset - cur.start);
+      if (p.line > 1) return { line: this.line + p.line - 1, column: this.orig(offset) - this.orig(cur.start + idx.lineStart(p.line)) + 1 };
     }
-    return { line: this.line, column: offset - this.lineStart + 1 };
+    return { line: this.line, column: this.orig(offset) - this.lineStartOrig + 1 };
   }
 
   gap(text: string): void {
@@ -573,10 +631,12 @@ class EntryReader implements SplitSink {
       if (c === 0x0a) {
         if (!this.cr) this.line++;
         this.lineStart = this.offset + 1;
+        this.lineStartOrig = this.orig(this.lineStart);
         this.cr = false;
       } else if (c === 0x0d) {
         this.line++;
         this.lineStart = this.offset + 1;
+        this.lineStartOrig = this.orig(this.lineStart);
         this.cr = true;
       } else this.cr = false;
       this.offset++;
@@ -604,7 +664,11 @@ class EntryReader implements SplitSink {
           start,
           lineNo,
           () => new EntryLocator(text, start, sk, 1, 4),
-          () => (cur.breaks = text.indexOf('\r') >= 0),
+          () => {
+            // (a syntax error's place and words come from the line as it is: the exact way)
+            if (this.reducer) throw new Bail('a JSON Lines line is not valid JSON');
+            cur.breaks = text.indexOf('\r') >= 0;
+          },
         );
       }
     } else {
@@ -624,10 +688,12 @@ class EntryReader implements SplitSink {
       if (idx.lineCount > 1) {
         this.line += idx.lineCount - 1;
         this.lineStart = start + idx.lineStart(idx.lineCount);
+        this.lineStartOrig = this.orig(this.lineStart);
       }
       this.cr = text.charCodeAt(text.length - 1) === 0x0d;
     } else if (text.length > 0) this.cr = false;
     this.offset = start + text.length;
+    if (this.reducer) this.passBlanks(this.offset);
     this.cur = undefined;
   }
 }

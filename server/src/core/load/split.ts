@@ -390,6 +390,8 @@ export class EntrySplitter {
 
   /** The text was read as JSON Lines although no option said so (it is not one JSON value). */
   guessedLines = false;
+  /** The text began with a BOM, which is not reported (offsets start after it). */
+  bom = false;
 
   constructor(
     private readonly sink: SplitSink,
@@ -401,7 +403,10 @@ export class EntrySplitter {
   push(piece: string): void {
     if (this.first) {
       this.first = false;
-      if (piece.charCodeAt(0) === 0xfeff) piece = piece.slice(1);
+      if (piece.charCodeAt(0) === 0xfeff) {
+        piece = piece.slice(1);
+        this.bom = true;
+      }
     }
     if (piece.length === 0) return;
     if (this.mode === 'lines') {

@@ -236,6 +236,15 @@ const RULES: Record<Field, Check> = {
 
 const ARRAY_FIELDS: ReadonlySet<Field> = new Set(['solutions', 'preventionTips', 'tags']);
 
+/** Fields whose string value the rules above check for its type, well-formedness and line count
+ * only (never its words), and FREE_TEXT_LISTS: arrays whose string items are checked so. A load
+ * that keeps no prose reads these values shortened (load/reduce.ts): the shortened string keeps
+ * every line end and its last character, so it passes exactly the checks the whole one passes (a
+ * property test holds validation of both to the same result). A rule that reads more of one of
+ * these values must take its field off this list. */
+export const FREE_TEXT_FIELDS = ['documentation', 'triggerScenarios', 'commonSituations', 'exampleFix', 'validationCode', 'typeGuard', 'tryCatchPattern', 'backgroundTag', 'sourceCode'] as const satisfies readonly Field[];
+export const FREE_TEXT_LISTS = ['solutions', 'preventionTips'] as const satisfies readonly Field[];
+
 // -------------------------------------------------------------------------------------------------
 // Strings: lone surrogates
 
