@@ -604,15 +604,19 @@ const CHAINABLE: i32 = 1 << 18;
 function find(line: usize, len: i32, lit: usize, ll: i32, from: i32): i32 {
   const last = len - ll;
   const pat = i8x16.splat(load<u8>(lit));
+  // the first and the last byte looked for together (a common first letter alone passes often):
+  // the last byte's load reads up to ll - 1 + 15 bytes past i <= last, so 14 past len at most
+  const tail = ll - 1;
+  const pat2 = i8x16.splat(load<u8>(lit + <usize>tail));
   for (let i = from; i <= last; i += 16) {
-    let m = <u32>i8x16.bitmask(i8x16.eq(v128.load(line + <usize>i), pat));
+    let m = <u32>i8x16.bitmask(v128.and(i8x16.eq(v128.load(line + <usize>i), pat), i8x16.eq(v128.load(line + <usize>(i + tail)), pat2)));
     while (m != 0) {
       const p = i + <i32>ctz(m);
       if (p > last) return -1;
       m &= m - 1;
       let k: i32 = 1;
-      while (k < ll && load<u8>(line + <usize>(p + k)) == load<u8>(lit + <usize>k)) k++;
-      if (k == ll) return p;
+      while (k < tail && load<u8>(line + <usize>(p + k)) == load<u8>(lit + <usize>k)) k++;
+      if (k >= tail) return p;
     }
   }
   return -1;
