@@ -598,14 +598,13 @@ export function verified(): i32 {
 
 const CHAINABLE: i32 = 1 << 18;
 
-/** First occurrence of the ll bytes at lit in line[from, len), or -1 (String.indexOf). The first
- * byte is looked for 16 bytes at a time (reading up to 15 bytes past len: inside the block or
- * its zero padding, and never taken). */
+/** First occurrence of the ll >= 1 bytes at lit in line[from, len), or -1 (String.indexOf; an
+ * empty literal is chainMatch's own case). The first and the last byte are looked for together,
+ * 16 positions at a time (a common first letter alone passes often): the last byte's loads read
+ * up to 14 bytes past len (i <= len - ll), inside the block or its zero padding, never taken. */
 function find(line: usize, len: i32, lit: usize, ll: i32, from: i32): i32 {
   const last = len - ll;
   const pat = i8x16.splat(load<u8>(lit));
-  // the first and the last byte looked for together (a common first letter alone passes often):
-  // the last byte's load reads up to ll - 1 + 15 bytes past i <= last, so 14 past len at most
   const tail = ll - 1;
   const pat2 = i8x16.splat(load<u8>(lit + <usize>tail));
   for (let i = from; i <= last; i += 16) {
