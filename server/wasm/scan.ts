@@ -19,6 +19,7 @@
 // pairs at the table word the slot's fingerprint names (after the buckets).
 
 import { LINE_CANDIDATES, LINE_ESCAPED, LINE_MATCHED } from '../src/core/engine/lineStatus';
+import { nibbleBuckets } from './teddy';
 
 const C1: i32 = 0x9e3779b1;
 const C2: i32 = 0x85ebca6b;
@@ -391,19 +392,8 @@ export function scan(cfg: usize, block: usize, n: i32, cand: usize, out: usize, 
     const L2 = v128.load(tb, 64);
     const H2 = v128.load(tb, 80);
     const scratch = tb + 96;
-    const NIB = i8x16.splat(0x0f);
     for (let i: i32 = 0; i < n; i += 16) {
-      const q = block + <usize>i;
-      const x0 = v128.load(q);
-      const x1 = v128.load(q, 1);
-      const x2 = v128.load(q, 2);
-      const r = v128.and(
-        v128.and(
-          v128.and(i8x16.swizzle(L0, v128.and(x0, NIB)), i8x16.swizzle(H0, i8x16.shr_u(x0, 4))),
-          v128.and(i8x16.swizzle(L1, v128.and(x1, NIB)), i8x16.swizzle(H1, i8x16.shr_u(x1, 4))),
-        ),
-        v128.and(i8x16.swizzle(L2, v128.and(x2, NIB)), i8x16.swizzle(H2, i8x16.shr_u(x2, 4))),
-      );
+      const r = nibbleBuckets(block + <usize>i, L0, H0, L1, H1, L2, H2);
       if (!v128.any_true(r)) continue;
       v128.store(scratch, r);
       let m = <u32>i8x16.bitmask(v128.not(i8x16.eq(r, i8x16.splat(0))));

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { stripEscapeBytes } from '../../server/src/cli/blockContext';
+import { stripEscapeBytes } from '../../server/src/core/blocks/quiet';
 import { baseView, copyBytes, lineViews, needsViews, splitLines, stripAnsi } from '../../server/src/core/text';
 
 /** Every view offset maps to the original offset of the same character. */

@@ -14,9 +14,9 @@
 // reports; the language server parses whole documents.
 import type { BlockLineRole, ErrorBlock } from '../core/blocks';
 import { BlockStream, hasBlockShape, isFrameLine } from '../core/blocks';
-import { exceptionHeader, mayHoldBlockShape } from '../core/blocks/shapes';
+import { exceptionHeader } from '../core/blocks/shapes';
+import { surelyQuiet } from '../core/blocks/quiet';
 import type { BlockHooks } from '../core/lineScan';
-import { copyBytes, escapeLengthOf } from '../core/text';
 
 export const BEFORE = 40;
 export const AFTER = 48;
@@ -216,10 +216,10 @@ export class BlockContext<T> implements BlockHooks {
   }
 
   /** Do the NEAR lines before and after line k, all in this byte block, surely have no block
-   * shape? One look at their raw bytes (mayHoldBlockShape) instead of decoding and classifying
-   * each: most matched lines of a log are far from any block. False: not sure (a token a shape
-   * needs is there, also with the colour sequences of coloured lines stripped: quietStripped; or
-   * the lines reach past this block): each line is looked at.
+   * shape? One look at their raw bytes (core/blocks/quiet.ts surelyQuiet, in WebAssembly)
+   * instead of decoding and classifying each: most matched lines of a log are far from any block.
+   * False: not sure (a token a shape needs is there, also with the colour sequences of coloured
+   * lines stripped; or the lines reach past this block): each line is looked at.
    * The bytes looked at and found quiet are remembered as one run (bytes quietStart .. quietEnd,
    * both line starts): matched lines one after another (a log where most lines match) look
    * at each line's bytes once, not at each of their NEAR neighbours'; such a run grows by
@@ -260,16 +260,14 @@ export class BlockContext<T> implements BlockHooks {
       // tried again before the run is past it)
       const nl = buf.indexOf(10, Math.max(e, s + QUIET_CHUNK) - 1);
       if (nl >= 0 && nl + 1 < this.n && nl + 1 > e) {
-        const chunk = buf.subarray(s, nl + 1);
-        if (chunk.indexOf(0x1b) >= 0 ? quietStripped(buf, s, nl + 1) : !mayHoldBlockShape(chunk)) {
+        if (surelyQuiet(buf, s, nl + 1)) {
           this.quietEnd = nl + 1;
           return true;
         }
         this.noisyUntil = nl + 1;
       }
     }
-    const bytes = buf.subarray(s, e);
-    if (bytes.indexOf(0x1b) >= 0 ? !quietStripped(buf, s, e) : mayHoldBlockShape(bytes)) return false;
+    if (!surelyQuiet(buf, s, e)) return false;
     if (!inRun) {
       this.quietStart = from;
       this.quietFirst = k - NEAR;
@@ -393,63 +391,6 @@ export class BlockContext<T> implements BlockHooks {
     this.setStart(k, pos);
     return pos;
   }
-}
-
-/** mayHoldBlockShape's answer for lines with escape sequences (coloured lines): the lines of
- * buf[s, e) with their escape sequences removed as a block's test reads each (hasBlockShape: ANSI
- * stripped, core/text baseView), in bytes (stripEscapeBytes: no decoding, no strings); true:
- * surely no line there has a block shape. (One coloured line in a neighbourhood sent every line of
- * it through hasBlockShape: a sixth of a warm scan's matched lines on the scan bench's log.) */
-function quietStripped(buf: Buffer, s: number, e: number): boolean {
-  if (strippedScratch.length < e - s) strippedScratch = Buffer.allocUnsafe(Math.max(e - s, 2 * strippedScratch.length));
-  return !mayHoldBlockShape(stripEscapeBytes(buf, s, e, strippedScratch));
-}
-/** quietStripped's output bytes, reused (the bytes are not kept). */
-let strippedScratch = Buffer.allocUnsafe(16 * 1024);
-
-/**
- * The lines of the UTF-8 bytes b[s, e) with their escape sequences removed, each line as a text
- * view reads it alone (core/text escapeLengthOf bounded by its line's end, as stripMapped on the
- * decoded line), joined by '\n' (\r\n and a lone \r end a line too, as splitLines), in `out`
- * (at least e - s bytes; a new buffer without it): no string is made. Valid UTF-8 gives the bytes
- * of the decoded text stripped line by line and joined; a byte of an invalid sequence stays itself
- * (a decoder makes it U+FFFD), and every ASCII byte is where decoding would leave it, so a search
- * for ASCII tokens finds at least what it would find in the decoded text. The runs between
- * escape sequences are copied whole (copyBytes; a log's line ends are \n alone: no byte is looked
- * at).
- */
-export function stripEscapeBytes(b: Buffer, s: number, e: number, out?: Buffer): Buffer {
-  const o = out && out.length >= e - s ? out : Buffer.allocUnsafe(e - s);
-  // (the range alone is searched: a search of the whole buffer runs on to its end, a MiB block,
-  // where the range holds no CR or no more escapes)
-  const v = b.subarray(s, e);
-  const n = v.length;
-  const hasCr = v.indexOf(0x0d) >= 0;
-  const code = (k: number): number => v[k]!;
-  let w = 0;
-  let i = 0;
-  while (i < n) {
-    let x = v.indexOf(0x1b, i);
-    if (x < 0) x = n;
-    // the run before it, its line ends as '\n'
-    if (!hasCr) w += copyBytes(v, i, x, o, w);
-    else
-      for (let k = i; k < x; k++) {
-        const c = v[k]!;
-        if (c !== 0x0d) o[w++] = c;
-        else if (k + 1 >= n || v[k + 1] !== 0x0a) o[w++] = 0x0a;
-      }
-    if (x >= n) break;
-    // the sequence at x, ended at the latest by its line's end
-    let le = v.indexOf(0x0a, x);
-    if (le < 0) le = n;
-    if (hasCr) {
-      const r = v.indexOf(0x0d, x);
-      if (r >= 0 && r < le) le = r;
-    }
-    i = x + escapeLengthOf(code, x, le);
-  }
-  return o.subarray(0, w);
 }
 
 /** buf.lastIndexOf(10, from), by a byte loop over the first 256 bytes (a log line is shorter: the

@@ -111,10 +111,13 @@ class TokenSearch {
   private readonly table: Uint8Array;
   private readonly groups: { codes: number[]; end: number }[][] = [];
 
+  private readonly tokenCodes: { text: string; codes: number[] }[] = [];
+
   constructor(tokens: readonly (readonly [string, number])[], private readonly width: number) {
     this.table = new Uint8Array(65536).fill(width - 1);
     for (const [text, window] of tokens) {
       const codes = [...text.matchAll(/\\([ds])|[^]/g)].map((m) => (m[1] === 'd' ? DIGIT : m[1] === 's' ? SPACE : m[0].charCodeAt(0)));
+      this.tokenCodes.push({ text, codes });
       if (window + width > codes.length) throw new Error(`shapes: ${text}: its window is past its end`);
       const token = { codes, end: window + width - 1 };
       for (let q = 0; q + 1 < width; q++) {
@@ -150,6 +153,13 @@ class TokenSearch {
       at++;
     }
     return false;
+  }
+
+  /** The tokens searched for, each as written and as its codes (a character's, DIGIT or SPACE):
+   * for a byte search elsewhere that must find the same (the WebAssembly one of
+   * core/blocks/quiet.ts). */
+  get tokens(): readonly { text: string; codes: readonly number[] }[] {
+    return this.tokenCodes;
   }
 
   /** found() of the text whose characters are the bytes b (latin1): no string is made. */
@@ -243,6 +253,12 @@ function lineStartMayHold(b: Uint8Array, i: number): boolean {
 function frameAt(b: Uint8Array, i: number): boolean {
   if (b[i] === 0x20) i++;
   return b[i] === 0x61 && b[i + 1] === 0x74 && b[i + 2] === 0x20;
+}
+
+/** The tokens mayHoldBlockShape searches for (each as its codes), the codes of the classes a
+ * token's character may be (DIGIT, SPACE), and the bytes a code may be (a class's, at least). */
+export function blockShapeTokens(): { tokens: readonly { text: string; codes: readonly number[] }[]; digit: number; space: number; bytesOf: (code: number) => number[] } {
+  return { tokens: BYTES_SEARCH.tokens, digit: DIGIT, space: SPACE, bytesOf: lookedUpAs };
 }
 
 const PY_HEADER = guarded('Traceback (', /(?:^|[\s|\]>:])(Traceback \(most recent call last\):)$/);

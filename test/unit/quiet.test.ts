@@ -1,0 +1,108 @@
+// core/blocks/quiet: the WebAssembly quiet test (server/wasm/shapes.ts) answers exactly what its JS
+// reference (surelyQuietJs: mayHoldBlockShape of the bytes, stripped of escape sequences when they
+// have one) answers: on every 1..9-line window of the real logs, plain and coloured, on each token
+// in every context with and without escape sequences around and inside it, on random texts of
+// tokens, near misses, escape sequences and line ends, at any offset of a larger buffer, and on
+// inputs larger than the module's first memory.
+import * as assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import * as path from 'node:path';
+import { quietRunsNative, surelyQuiet, surelyQuietJs } from '../../server/src/core/blocks/quiet';
+import { rng } from '../bench/gen';
+
+const REAL = path.join(__dirname, '../fixtures/real');
+
+/** Compares both ways, the bytes at offset 0 and inside a larger buffer; counts the quiet ones. */
+class Checker {
+  checked = 0;
+  quiet = 0;
+  check(bytes: Uint8Array, where: string): void {
+    this.checked++;
+    const want = surelyQuietJs(bytes, 0, bytes.length);
+    if (surelyQuiet(bytes, 0, bytes.length) !== want) assert.fail(`surelyQuiet(${JSON.stringify(Buffer.from(bytes).toString('latin1'))}) should be ${want} (${where})`);
+    // (inside a buffer: the bytes before and after are not read, and are not quiet ones)
+    const framed = Buffer.concat([Buffer.from('\nTraceback\n_x'), bytes, Buffer.from('File "x\n  at ')]);
+    if (surelyQuiet(framed, 13, 13 + bytes.length) !== want) assert.fail(`surelyQuiet(framed ${JSON.stringify(Buffer.from(bytes).toString('latin1'))}) should be ${want} (${where})`);
+    if (want) this.quiet++;
+  }
+}
+
+const TOKENS = ['File "', 'Traceback', '... 1', 'Caused by: ', 'Suppressed: ', 'panic', 'goroutine ', '.go:7', 'exit status', 'During handling', 'The above exception', "thread '", 'note: ', 'stack backtrace:', 'Exception in thread', '[Previous line', '.py:0', 'at ', '  at ', 'at\t'];
+const NEAR = [...TOKENS.flatMap((t) => [t.slice(0, -1), t.slice(1), `${t.slice(0, 1)}x${t.slice(2)}`]), '.py::', '.go::', '... :', '.py:/', '... /'];
+/** Escape sequences of every kind escapeLengthOf knows, cut short ones among them. */
+const ESCAPES = ['\x1b[1@', '\x1b[~', '\x1b[31m', '\x1b[0m', '\x1b[1;32m', '\x1b[', '\x1b[2', '\x1b[?25h', '\x1b[ q', '\x1b]633;A\x07', '\x1b]0;title\x1b\\', '\x1b]8;;', '\x1bP1$r\x1b\\', '\x1b(B', '\x1b(', '\x1b7', '\x1bM', '\x1b', '\x1b\x1b', '\x1b\n', '\x1b\r'];
+const PIECES = [
+  ...TOKENS,
+  ...NEAR,
+  ...ESCAPES,
+  ...ESCAPES,
+  ' ', '  ', '\t', '\u00a0', '\u3000', '\n', '\n', '\r\n', '\r', '_', '>', 'E', '=', '-', 'E   ',
+  'a', 't', 'x', 'the job failed at startup', 'INFO', 'é', '中', '0', '9', '.', ':', '"', "'", '[', 'py', 'go',
+];
+
+describe('blocks/quiet: the WebAssembly quiet test gives what its JS reference gives', () => {
+  it('runs natively here (Node has WebAssembly)', () => {
+    assert.equal(quietRunsNative(), true);
+  });
+
+  it('every 1..9-line window of the real logs, plain and coloured', () => {
+    const c = new Checker();
+    const files = readdirSync(REAL).filter((f) => f.endsWith('.log'));
+    files.push(...readdirSync(path.join(REAL, 'unrelated-logs')).map((f) => path.join('unrelated-logs', f)));
+    assert.ok(files.length > 10);
+    for (const f of files) {
+      const plain = readFileSync(path.join(REAL, f));
+      // coloured: each line's words in colour, as a CI log has them (sequences inside tokens too)
+      const coloured = Buffer.from(plain.toString('latin1').replace(/(\w+)/g, (w, _m, at: number) => (at % 3 === 0 ? `\x1b[3${at % 8}m${w}\x1b[0m` : at % 3 === 1 && w.length > 3 ? `${w.slice(0, 2)}\x1b[1m${w.slice(2)}` : w)), 'latin1');
+      for (const bytes of [plain, coloured]) {
+        const starts: number[] = [0];
+        for (let k = 0; k < bytes.length; k++) if (bytes[k] === 10 || (bytes[k] === 13 && bytes[k + 1] !== 10)) starts.push(k + 1);
+        if (starts[starts.length - 1] !== bytes.length) starts.push(bytes.length);
+        for (let i = 0; i + 1 < starts.length; i++) for (let n = 1; n <= 9 && i + n < starts.length; n++) c.check(bytes.subarray(starts[i], starts[i + n]), `${f} lines ${i + 1}..${i + n}`);
+      }
+    }
+    assert.ok(c.checked > 100_000, `${c.checked} texts`);
+    assert.ok(c.quiet > c.checked / 10 && c.quiet < c.checked, `${c.quiet} of ${c.checked} quiet`);
+  });
+
+  it('each token and near miss in every context, with escape sequences around and inside it', () => {
+    const c = new Checker();
+    const before = ['', ' ', '  ', '\t', '\n', '\r\n', '\r', '\n ', 'x', 'x ', '\u00a0', '\x1b[31m', '\n\x1b[1m', '\x1b]0;t\x07 '];
+    const after = ['', ' ', '\t', '\n', '\r', 'x', '1', '\x1b[0m', '\x1b', '\x1b['];
+    for (const t of [...TOKENS, ...NEAR, '_', '>', 'E', '=', '-', 'x']) {
+      const inside = t.length > 1 ? [t, `${t.slice(0, 1)}\x1b[2m${t.slice(1)}`, `${t.slice(0, 1)}\x1b[1@${t.slice(1)}`, `${t.slice(0, -1)}\x1b]8;;\x07${t.slice(-1)}`] : [t];
+      for (const u of inside) for (const b of before) for (const a of after) c.check(Buffer.from(b + u + a, 'utf8'), 'context');
+    }
+    assert.ok(c.quiet > 1000 && c.quiet < c.checked - 1000, `${c.quiet} of ${c.checked} quiet`);
+  });
+
+  it('random texts of tokens, near misses, escape sequences, blanks and line ends', () => {
+    const c = new Checker();
+    const next = rng(20261208);
+    for (let k = 0; k < 100_000; k++) {
+      const n = 1 + Math.floor(next() * (k % 3 === 0 ? 4 : 20));
+      let t = '';
+      for (let j = 0; j < n; j++) t += PIECES[Math.floor(next() * PIECES.length)];
+      c.check(Buffer.from(t, 'utf8'), `random text ${k}`);
+    }
+    assert.ok(c.quiet > 0.05 * c.checked && c.quiet < 0.95 * c.checked, `${c.quiet} of ${c.checked} quiet`);
+  });
+
+  it('inputs larger than the first memory (the module grows it), quiet or not at their end', () => {
+    const line = Buffer.from('2026-12-08 01:02:03 INFO worker 7 handled the request in 12 ms\n');
+    for (const kib of [63, 64, 65, 200, 1100]) {
+      const big = Buffer.alloc(kib * 1024);
+      for (let at = 0; at < big.length; at += line.length) line.copy(big, at);
+      big[big.length - 1] = 10;
+      assert.equal(surelyQuiet(big, 0, big.length), surelyQuietJs(big, 0, big.length), `${kib} KiB`);
+      assert.equal(surelyQuiet(big, 0, big.length), true, `${kib} KiB of plain lines`);
+      Buffer.from('Traceback').copy(big, big.length - 20);
+      assert.equal(surelyQuiet(big, 0, big.length), false, `${kib} KiB with a token near its end`);
+      const coloured = Buffer.concat([Buffer.from('\x1b[32m'), big.subarray(0, big.length - 40), Buffer.from('Tra\x1b[0mceback\n')]);
+      assert.equal(surelyQuiet(coloured, 0, coloured.length), surelyQuietJs(coloured, 0, coloured.length), `${kib} KiB coloured`);
+      assert.equal(surelyQuiet(coloured, 0, coloured.length), false, `${kib} KiB coloured, a token cut by a sequence at its end`);
+    }
+    // (and small inputs after the large ones)
+    assert.equal(surelyQuiet(line, 0, line.length), true);
+  });
+});
