@@ -11,7 +11,7 @@ import { AFTER, BlockContext } from '../../server/src/cli/blockContext';
 import { main } from '../../server/src/cli/main';
 import { LineHits, MatchEngine } from '../../server/src/core/engine';
 import { forEachMatchingLine } from '../../server/src/core/lineScan';
-import { findBlocks } from '../../server/src/core/blocks';
+import { type ErrorBlock, findBlocks } from '../../server/src/core/blocks';
 import { Catalog, explainBlocks, traceAt, traceChoice } from '../../server/src/core/catalog';
 import { parseRecordText } from '../../server/src/core/load';
 import { TRACES, traceFiles, traceLines } from './traces';
@@ -55,6 +55,13 @@ function expected(lines: string[]): string[] {
 }
 
 /** (the order of several records on one plain line is the engine's: compared sorted) */
+/** What a block read of its lines (its lines' span and roles are compared apart; line indexes
+ * from the block's first line: a stream numbers lines from 1, findBlocks from 0). */
+function blockContents(b: ErrorBlock): string {
+  const at = <T extends { lineIndex: number }>(x: T): T => ({ ...x, lineIndex: x.lineIndex - b.first });
+  return JSON.stringify({ kind: b.kind, errorClass: b.errorClass, errorCode: b.errorCode, raising: b.raising, frames: b.frames.map(at), exceptions: b.exceptions.map(at), chain: b.chain });
+}
+
 const rows = (rs: ReturnType<typeof scanJson>) =>
   rs
     .map((r) => ({ line: r.line, s: `${r.line} ${r.id}${r.block ? ` block ${r.block.kind} ${r.block.firstLine}-${r.block.lastLine}` : ''}` }))
@@ -239,7 +246,12 @@ describe('cli scan: error blocks', () => {
           p += len;
         }
         const out: string[] = [];
-        const bc = new BlockContext<number>((n, line, ms, block, role) => out.push(`${n}:${ms}:${block ? `${block.first}-${block.last}` : '-'}:${role ?? '-'}:${line}`));
+        // (and what each block read of its lines: its class and frames, as a parse of the whole text has them)
+        const contents: string[] = [];
+        const bc = new BlockContext<number>((n, line, ms, block, role) => {
+          out.push(`${n}:${ms}:${block ? `${block.first}-${block.last}` : '-'}:${role ?? '-'}:${line}`);
+          contents.push(block ? blockContents(block) : '-');
+        });
         let blocks = 0;
         const counting = { begin: (buf: Uint8Array, n: number, first: number) => (blocks++, bc.begin(buf, n, first)), end: (last: number) => bc.end(last) };
         const stats = await forEachMatchingLine(Readable.from(parts), catalog.engine, (n, hits) => bc.match(n, hits.text(), hits.byteStart(), hits.count), async () => undefined, { blocks: counting });
@@ -251,14 +263,18 @@ describe('cli scan: error blocks', () => {
         const ns = out.map((o) => Number(o.split(':')[0]));
         assert.deepEqual(ns, [...ns].sort((x, y) => x - y), 'in order');
         assert.ok(out.length > 50, `${out.length} lines handed back`);
-        for (const o of out) {
+        let withFrames = 0;
+        out.forEach((o, i) => {
           const [n, , span, role, ...rest] = o.split(':');
           const k = Number(n) - 1;
           assert.equal(rest.join(':'), lines[k], `${mode}/${chunk}: the line's text`);
           const b = whole.find((x) => x.first <= k && k <= x.last);
           assert.equal(span, b ? `${b.first + 1}-${b.last + 1}` : '-', `${mode}/${chunk}: ${o}`);
           assert.equal(role, b ? b.roles[k - b.first] : '-', `${mode}/${chunk}: ${o}`);
-        }
+          assert.equal(contents[i], b ? blockContents(b) : '-', `${mode}/${chunk}: ${o}: the block's class and frames`);
+          if (b?.frames.length) withFrames++;
+        });
+        assert.ok(withFrames > 20, `${withFrames} lines in blocks with frames`);
       }
     }
   });

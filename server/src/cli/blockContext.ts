@@ -337,11 +337,11 @@ export class BlockContext<T> implements BlockHooks {
     let nl = buf.indexOf(10, s);
     if (nl < 0) nl = this.n;
     if ((this.hasCr ??= buf.indexOf(13) >= 0)) {
-      const c = buf.subarray(s, nl).indexOf(13);
+      const c = crIn(buf, s, nl);
       // a CR before the \n: a CRLF when right before it, else a lone CR ending the line
       if (c >= 0) {
-        this.textEnd = s + c;
-        this.nextStart = s + c + 1 === nl ? nl + 1 : s + c + 1;
+        this.textEnd = c;
+        this.nextStart = c + 1 === nl ? nl + 1 : c + 1;
         return;
       }
     }
@@ -359,8 +359,8 @@ export class BlockContext<T> implements BlockHooks {
     const nl = lastNewline(buf, brk - 1);
     if (!this.hasCr) return nl + 1;
     // a lone CR between that \n and the break ends a line too (searched between them only)
-    const cr = buf.subarray(nl + 1, brk).lastIndexOf(13);
-    return cr >= 0 ? nl + 1 + cr + 1 : nl + 1;
+    const cr = lastCrIn(buf, nl + 1, brk);
+    return cr >= 0 ? cr + 1 : nl + 1;
   }
 
   /** Byte offset of line k's start (-1: not in this block), walking from a known line start
@@ -391,6 +391,30 @@ export class BlockContext<T> implements BlockHooks {
     this.setStart(k, pos);
     return pos;
   }
+}
+
+/** Lines up to this long are searched for a CR by a byte loop: a native search of a view costs
+ * more there (the view's making and the call). */
+const CR_LOOP_MAX = 512;
+
+/** The first CR in buf[s, e) (its offset in buf), or -1. */
+function crIn(buf: Buffer, s: number, e: number): number {
+  if (e - s > CR_LOOP_MAX) {
+    const c = buf.subarray(s, e).indexOf(13);
+    return c < 0 ? -1 : s + c;
+  }
+  for (let i = s; i < e; i++) if (buf[i] === 13) return i;
+  return -1;
+}
+
+/** The last CR in buf[s, e) (its offset in buf), or -1. */
+function lastCrIn(buf: Buffer, s: number, e: number): number {
+  if (e - s > CR_LOOP_MAX) {
+    const c = buf.subarray(s, e).lastIndexOf(13);
+    return c < 0 ? -1 : s + c;
+  }
+  for (let i = e - 1; i >= s; i--) if (buf[i] === 13) return i;
+  return -1;
 }
 
 /** buf.lastIndexOf(10, from), by a byte loop over the first 256 bytes (a log line is shorter: the
