@@ -5,12 +5,10 @@
 // tokens, near misses, escape sequences and line ends, at any offset of a larger buffer, and on
 // inputs larger than the module's first memory.
 import * as assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
-import * as path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { quietRunsNative, surelyQuiet, surelyQuietJs } from '../../server/src/core/blocks/quiet';
 import { rng } from '../bench/gen';
-
-const REAL = path.join(__dirname, '../fixtures/real');
+import { lineStarts, realLogs } from './realLogs';
 
 /** Compares both ways, the bytes at offset 0 and inside a larger buffer; counts the quiet ones. */
 class Checker {
@@ -47,17 +45,14 @@ describe('blocks/quiet: the WebAssembly quiet test gives what its JS reference g
 
   it('every 1..9-line window of the real logs, plain and coloured', () => {
     const c = new Checker();
-    const files = readdirSync(REAL).filter((f) => f.endsWith('.log'));
-    files.push(...readdirSync(path.join(REAL, 'unrelated-logs')).map((f) => path.join('unrelated-logs', f)));
-    assert.ok(files.length > 10);
-    for (const f of files) {
-      const plain = readFileSync(path.join(REAL, f));
+    const logs = realLogs();
+    assert.ok(logs.length > 10);
+    for (const { name: f, file } of logs) {
+      const plain = readFileSync(file);
       // coloured: each line's words in colour, as a CI log has them (sequences inside tokens too)
       const coloured = Buffer.from(plain.toString('latin1').replace(/(\w+)/g, (w, _m, at: number) => (at % 3 === 0 ? `\x1b[3${at % 8}m${w}\x1b[0m` : at % 3 === 1 && w.length > 3 ? `${w.slice(0, 2)}\x1b[1m${w.slice(2)}` : w)), 'latin1');
       for (const bytes of [plain, coloured]) {
-        const starts: number[] = [0];
-        for (let k = 0; k < bytes.length; k++) if (bytes[k] === 10 || (bytes[k] === 13 && bytes[k + 1] !== 10)) starts.push(k + 1);
-        if (starts[starts.length - 1] !== bytes.length) starts.push(bytes.length);
+        const starts = lineStarts(bytes);
         for (let i = 0; i + 1 < starts.length; i++) for (let n = 1; n <= 9 && i + n < starts.length; n++) c.check(bytes.subarray(starts[i], starts[i + n]), `${f} lines ${i + 1}..${i + n}`);
       }
     }

@@ -4,12 +4,10 @@
 // the real logs, on every character around a frame's `at`, on each token in every context and on
 // random texts built of the tokens, their prefixes and near misses, blanks and line ends.
 import * as assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
-import * as path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { mayHaveShape, mayHoldBlockShape } from '../../server/src/core/blocks/shapes';
 import { rng } from '../bench/gen';
-
-const REAL = path.join(__dirname, '../fixtures/real');
+import { lineStarts, realLogs } from './realLogs';
 
 // The reference: shapes.ts before the token search, as it was.
 const MAYBE = /File "|Traceback|(?:^|\s)at\s|\.\.\. \d|Caused by: |Suppressed: |panic|goroutine |\.go:\d|exit status|During handling|The above exception|thread '|note: |stack backtrace:|Exception in thread|\[Previous line/;
@@ -99,15 +97,12 @@ const PIECES = [
 describe('shapes: quick tests (mayHaveShape, mayHoldBlockShape) give what their regular expressions gave', () => {
   it('every 1..9-line window of the real logs, and each of their lines', () => {
     const c = new Checker();
-    const files = readdirSync(REAL).filter((f) => f.endsWith('.log'));
-    files.push(...readdirSync(path.join(REAL, 'unrelated-logs')).map((f) => path.join('unrelated-logs', f)));
-    assert.ok(files.length > 10);
-    for (const f of files) {
-      const bytes = readFileSync(path.join(REAL, f));
+    const logs = realLogs();
+    assert.ok(logs.length > 10);
+    for (const { name: f, file } of logs) {
+      const bytes = readFileSync(file);
       // lines as the scan cuts them (\n, \r\n, a lone \r), each with its line end
-      const starts: number[] = [0];
-      for (let k = 0; k < bytes.length; k++) if (bytes[k] === 10 || (bytes[k] === 13 && bytes[k + 1] !== 10)) starts.push(k + 1);
-      if (starts[starts.length - 1] !== bytes.length) starts.push(bytes.length);
+      const starts = lineStarts(bytes);
       for (let i = 0; i + 1 < starts.length; i++) {
         c.check(bytes.toString('utf8', starts[i], starts[i + 1]).replace(/\r?\n$|\r$/, ''), `${f} line ${i + 1}`);
         for (let n = 1; n <= 9 && i + n < starts.length; n++) c.check(bytes.toString('latin1', starts[i], starts[i + n]), `${f} lines ${i + 1}..${i + n}`);
