@@ -7,26 +7,38 @@
 //     frame's `at ` at a line's start, after a blank at a line's start or after a tab, or one of
 //     the shape tokens anywhere (TokenSearch.foundIn finds them by a Wu-Manber table; here, 16
 //     places at a time, by nibble tables of three bytes of each: "Teddy", as the pair keys of
-//     scan.ts).
+//     scan.ts);
+//   - and, where they are quiet, whether their bytes as they are hold an exception header token
+//     (shapes.ts HEADER_TOKENS: without one, exceptionHeader finds no header in any of their lines).
 // The JS functions are the reference: unit tests compare the two on generated and real bytes.
 //
 // Memory is the JS side's (imported), laid out by quiet.ts:
 //   TEDDY (96 bytes): the nibble tables of the tokens' windows (three bytes of each), eight
 //     buckets (a bit each): L0, H0, L1, H1, L2, H2, 16 bytes each (a byte's low and high nibble at
 //     a window's first, second and third byte);
-//   LANES (16 bytes, at 96): scratch;
-//   BUCKETS (at 128): i32 per bucket k + 1: where bucket k's tokens start (bytes from BUCKETS), the last one
-//     where they end; a token: [length (u8), its window's offset (u8), codes (u8 each: a byte, or
-//     DIGIT, SPACE)];
+//   TEDDY_HEADER (96 bytes, at 96): the same of the exception header tokens (shapes.ts
+//     HEADER_TOKENS);
+//   LANES (16 bytes, at 192): scratch;
+//   BUCKETS (at 256): i32 per bucket k + 1: where bucket k's tokens start (bytes from BUCKETS), the
+//     last one where they end; a token: [length (u8), its window's offset (u8), codes (u8 each: a
+//     byte, or DIGIT, SPACE)];
+//   BUCKETS_HEADER (at 2304): the same of the header tokens;
 //   the input bytes and, after them, the stripped bytes (each at most as long as the input, with
 //     64 bytes to spare: the token pass reads up to 18 bytes past the end).
 
 import { nibbleBuckets } from './teddy';
 
+/** The block tokens' nibble tables and buckets, and the exception header tokens' (quiet.ts lays
+ * them out). */
 const TEDDY: usize = 0;
-/** The candidate lanes' bucket bits of the 16 starts looked at (scratch). */
-const LANES: usize = 96;
-const BUCKETS: usize = 128;
+const TEDDY_HEADER: usize = 96;
+/** The candidate lanes' bucket bits of the 16 places looked at (scratch). */
+const LANES: usize = 192;
+const BUCKETS: usize = 256;
+const BUCKETS_HEADER: usize = 2304;
+/** quiet's answer: surely no block shape; and no exception header token either. */
+const QUIET: i32 = 1;
+const HEADER_FREE: i32 = 2;
 /** Token codes that stand for a class (core/blocks/shapes.ts DIGIT, SPACE), as one byte each: no
  * token byte is either (the tokens are ASCII). */
 const DIGIT: u8 = 0xfe;
@@ -98,15 +110,20 @@ function mayHold(p: usize, n: i32): bool {
       if (lineStartMayHold(p, i + 1, n)) return true;
     }
   }
-  // the shape tokens (TokenSearch.foundIn finds the same), 16 places at a time: where three bytes
-  // fit a bucket's nibble tables, each of the bucket's tokens is compared around them (each token
-  // is looked for by three of its bytes, its window)
-  const L0 = v128.load(TEDDY);
-  const H0 = v128.load(TEDDY, 16);
-  const L1 = v128.load(TEDDY, 32);
-  const H1 = v128.load(TEDDY, 48);
-  const L2 = v128.load(TEDDY, 64);
-  const H2 = v128.load(TEDDY, 80);
+  // the shape tokens (TokenSearch.foundIn finds the same)
+  return tokensIn(p, n, TEDDY, BUCKETS);
+}
+
+/** Is one of the tokens of the tables at `teddy` and `buckets` in the n bytes at p? 16 places at
+ * a time: where three bytes fit a bucket's nibble tables, each of the bucket's tokens is compared
+ * around them (each token is looked for by three of its bytes, its window). */
+function tokensIn(p: usize, n: i32, teddy: usize, buckets: usize): bool {
+  const L0 = v128.load(teddy);
+  const H0 = v128.load(teddy, 16);
+  const L1 = v128.load(teddy, 32);
+  const H1 = v128.load(teddy, 48);
+  const L2 = v128.load(teddy, 64);
+  const H2 = v128.load(teddy, 80);
   const ZERO = i8x16.splat(0);
   const last = n - 3;
   for (let at: i32 = 0; at <= last; at += 16) {
@@ -123,8 +140,8 @@ function mayHold(p: usize, n: i32): bool {
       while (bits != 0) {
         const k = <i32>ctz(bits);
         bits &= bits - 1;
-        let t = BUCKETS + <usize>load<i32>(BUCKETS + (<usize>k << 2));
-        const end = BUCKETS + <usize>load<i32>(BUCKETS + (<usize>(k + 1) << 2));
+        let t = buckets + <usize>load<i32>(buckets + (<usize>k << 2));
+        const end = buckets + <usize>load<i32>(buckets + (<usize>(k + 1) << 2));
         while (t < end) {
           if (holds(p, n, w, t)) return true;
           t += 2 + <usize>load<u8>(t);
@@ -213,12 +230,13 @@ function strip(v: usize, n: i32, o: usize): i32 {
   return w;
 }
 
-/** 1: the n bytes at p surely hold no block shape (stripped of escape sequences first when they
- * have one); 0: they may. `out`: room for n bytes (the stripped ones). */
+/** QUIET: the n bytes at p surely hold no block shape (stripped of escape sequences first when
+ * they have one), and then HEADER_FREE too when they hold none of the exception header tokens (as
+ * they are: a line's text has its escape sequences); 0: they may hold a shape. `out`: room for n
+ * bytes (the stripped ones). */
 export function quiet(p: usize, n: i32, out: usize): i32 {
   if (indexOf(p, 0, n, ESC) < n) {
-    const m = strip(p, n, out);
-    return mayHold(out, m) ? 0 : 1;
-  }
-  return mayHold(p, n) ? 0 : 1;
+    if (mayHold(out, strip(p, n, out))) return 0;
+  } else if (mayHold(p, n)) return 0;
+  return tokensIn(p, n, TEDDY_HEADER, BUCKETS_HEADER) ? QUIET : QUIET | HEADER_FREE;
 }

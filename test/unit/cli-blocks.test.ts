@@ -279,6 +279,32 @@ describe('cli scan: error blocks', () => {
     }
   });
 
+  it('a matched exception header whose frames come more than NEAR lines below it, in quiet lines: the role of a parse of the whole text', async () => {
+    // (no block token within NEAR lines of the header: only its own header token sends it to a
+    // window, and there the frames further down make it the stack's exception line; the quiet
+    // test's "no header token here" must not be said of it)
+    const lines: string[] = [];
+    const info = (i: number) => `2026-12-08 01:00:${String(i % 60).padStart(2, '0')} INFO request ${i} served in 12 ms`;
+    for (let i = 0; i < 300; i++) lines.push(info(i));
+    const header = lines.length;
+    lines.push('TypeError: the boom of undefined cannot be read', '    while handling request 7', '    for user 12 of tenant 3', '    with the cache cold', '    after 2 retries', '    in worker 5', '    at handler (/srv/app.js:10:5)', '    at process (/srv/app.js:20:3)');
+    for (let i = 0; i < 300; i++) lines.push(info(i));
+    const whole = findBlocks(lines);
+    const b = whole.find((x) => x.first <= header && header <= x.last);
+    assert.equal(b?.roles[header - b.first], 'exception', 'a parse of the whole text makes the header its stack\'s exception line');
+    const engine = MatchEngine.build(['the boom of undefined', 'served in'].map((pattern, i) => ({ id: `g${i}`, pattern, captureNames: [], errorCode: null })));
+    const out = new Map<number, string>();
+    const bc = new BlockContext<number>((n, _line, _ms, block, role) => out.set(n, `${block ? `${block.first}-${block.last}` : '-'}:${role ?? '-'}`));
+    await forEachMatchingLine(Readable.from([Buffer.from(lines.join('\n') + '\n')]), engine, (n, hits) => bc.match(n, hits.text(), hits.byteStart(), hits.count), async () => undefined, { blocks: bc });
+    bc.finish();
+    assert.equal(out.get(header + 1), `${b!.first + 1}-${b!.last + 1}:exception`);
+    // (and the log lines around it, far from any block, plain)
+    assert.equal(out.get(1), '-:-');
+    assert.equal(out.get(lines.length), '-:-');
+    assert.equal(out.size, 601);
+    assert.equal(engine.rejected.length, 0);
+  });
+
   it('a real pytest report where many lines match generic records: every matched line gets the role of a parse of the whole text', async () => {
     // (a window grows while a block is being parsed: a report's quoted code lies far from its
     // frames and `E` lines, and lines there must still be the report's, not plain lines)

@@ -1,37 +1,45 @@
 // core/blocks/quiet: the WebAssembly quiet test (server/wasm/shapes.ts) answers exactly what its JS
-// reference (surelyQuietJs: mayHoldBlockShape of the bytes, stripped of escape sequences when they
-// have one) answers: on every 1..9-line window of the real logs, plain and coloured, on each token
+// reference (quietnessJs: mayHoldBlockShape of the bytes, stripped of escape sequences when they
+// have one; then whether the bytes hold an exception header token) answers: on every 1..9-line window of the real logs, plain and coloured, on each token
 // in every context with and without escape sequences around and inside it, on random texts of
 // tokens, near misses, escape sequences and line ends, at any offset of a larger buffer, and on
 // inputs larger than the module's first memory.
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { quietRunsNative, surelyQuiet, surelyQuietJs } from '../../server/src/core/blocks/quiet';
+import { HEADER_FREE, QUIET, quietRunsNative, quietness, quietnessJs } from '../../server/src/core/blocks/quiet';
+import { HEADER_TOKENS } from '../../server/src/core/blocks/shapes';
 import { rng } from '../bench/gen';
 import { lineStarts, realLogs } from './realLogs';
 
-/** Compares both ways, the bytes at offset 0 and inside a larger buffer; counts the quiet ones. */
+/** Compares both ways, the bytes at offset 0 and inside a larger buffer; counts the quiet ones
+ * and the quiet ones without a header token. */
 class Checker {
   checked = 0;
   quiet = 0;
+  headerFree = 0;
   check(bytes: Uint8Array, where: string): void {
     this.checked++;
-    const want = surelyQuietJs(bytes, 0, bytes.length);
-    if (surelyQuiet(bytes, 0, bytes.length) !== want) assert.fail(`surelyQuiet(${JSON.stringify(Buffer.from(bytes).toString('latin1'))}) should be ${want} (${where})`);
-    // (inside a buffer: the bytes before and after are not read, and are not quiet ones)
-    const framed = Buffer.concat([Buffer.from('\nTraceback\n_x'), bytes, Buffer.from('File "x\n  at ')]);
-    if (surelyQuiet(framed, 13, 13 + bytes.length) !== want) assert.fail(`surelyQuiet(framed ${JSON.stringify(Buffer.from(bytes).toString('latin1'))}) should be ${want} (${where})`);
-    if (want) this.quiet++;
+    const want = quietnessJs(bytes, 0, bytes.length);
+    if (quietness(bytes, 0, bytes.length) !== want) assert.fail(`quietness(${JSON.stringify(Buffer.from(bytes).toString('latin1'))}) should be ${want} (${where})`);
+    // (inside a buffer: the bytes before and after are not read, and are neither quiet nor free of
+    // header tokens)
+    const framed = Buffer.concat([Buffer.from('\nTraceback\nErr_x'), bytes, Buffer.from('orFile "x\n  at Exit')]);
+    if (quietness(framed, 16, 16 + bytes.length) !== want) assert.fail(`quietness(framed ${JSON.stringify(Buffer.from(bytes).toString('latin1'))}) should be ${want} (${where})`);
+    if (want & QUIET) this.quiet++;
+    if (want & HEADER_FREE) this.headerFree++;
   }
 }
 
 const TOKENS = ['File "', 'Traceback', '... 1', 'Caused by: ', 'Suppressed: ', 'panic', 'goroutine ', '.go:7', 'exit status', 'During handling', 'The above exception', "thread '", 'note: ', 'stack backtrace:', 'Exception in thread', '[Previous line', '.py:0', 'at ', '  at ', 'at\t'];
 const NEAR = [...TOKENS.flatMap((t) => [t.slice(0, -1), t.slice(1), `${t.slice(0, 1)}x${t.slice(2)}`]), '.py::', '.go::', '... :', '.py:/', '... /'];
+/** The exception header tokens, and each cut short, changed and in lower case. */
+const HEADERS = HEADER_TOKENS.flatMap((t) => [t, t.slice(0, -1), t.slice(1), `${t.slice(0, 2)}x${t.slice(3)}`, t.toLowerCase(), `Value${t}: bad`]);
 /** Escape sequences of every kind escapeLengthOf knows, cut short ones among them. */
 const ESCAPES = ['\x1b[1@', '\x1b[~', '\x1b[31m', '\x1b[0m', '\x1b[1;32m', '\x1b[', '\x1b[2', '\x1b[?25h', '\x1b[ q', '\x1b]633;A\x07', '\x1b]0;title\x1b\\', '\x1b]8;;', '\x1bP1$r\x1b\\', '\x1b(B', '\x1b(', '\x1b7', '\x1bM', '\x1b', '\x1b\x1b', '\x1b\n', '\x1b\r'];
 const PIECES = [
   ...TOKENS,
   ...NEAR,
+  ...HEADERS,
   ...ESCAPES,
   ...ESCAPES,
   ' ', '  ', '\t', '\u00a0', '\u3000', '\n', '\n', '\r\n', '\r', '_', '>', 'E', '=', '-', 'E   ',
@@ -58,17 +66,19 @@ describe('blocks/quiet: the WebAssembly quiet test gives what its JS reference g
     }
     assert.ok(c.checked > 100_000, `${c.checked} texts`);
     assert.ok(c.quiet > c.checked / 10 && c.quiet < c.checked, `${c.quiet} of ${c.checked} quiet`);
+    assert.ok(c.headerFree > c.quiet / 10 && c.headerFree < c.quiet, `${c.headerFree} of ${c.quiet} quiet ones without a header token`);
   });
 
   it('each token and near miss in every context, with escape sequences around and inside it', () => {
     const c = new Checker();
     const before = ['', ' ', '  ', '\t', '\n', '\r\n', '\r', '\n ', 'x', 'x ', '\u00a0', '\x1b[31m', '\n\x1b[1m', '\x1b]0;t\x07 '];
     const after = ['', ' ', '\t', '\n', '\r', 'x', '1', '\x1b[0m', '\x1b', '\x1b['];
-    for (const t of [...TOKENS, ...NEAR, '_', '>', 'E', '=', '-', 'x']) {
+    for (const t of [...TOKENS, ...NEAR, ...HEADERS, '_', '>', 'E', '=', '-', 'x']) {
       const inside = t.length > 1 ? [t, `${t.slice(0, 1)}\x1b[2m${t.slice(1)}`, `${t.slice(0, 1)}\x1b[1@${t.slice(1)}`, `${t.slice(0, -1)}\x1b]8;;\x07${t.slice(-1)}`] : [t];
       for (const u of inside) for (const b of before) for (const a of after) c.check(Buffer.from(b + u + a, 'utf8'), 'context');
     }
     assert.ok(c.quiet > 1000 && c.quiet < c.checked - 1000, `${c.quiet} of ${c.checked} quiet`);
+    assert.ok(c.headerFree > 1000 && c.headerFree < c.quiet - 1000, `${c.headerFree} of ${c.quiet} quiet ones without a header token`);
   });
 
   it('random texts of tokens, near misses, escape sequences, blanks and line ends', () => {
@@ -81,6 +91,7 @@ describe('blocks/quiet: the WebAssembly quiet test gives what its JS reference g
       c.check(Buffer.from(t, 'utf8'), `random text ${k}`);
     }
     assert.ok(c.quiet > 0.05 * c.checked && c.quiet < 0.95 * c.checked, `${c.quiet} of ${c.checked} quiet`);
+    assert.ok(c.headerFree > 0.05 * c.quiet && c.headerFree < 0.95 * c.quiet, `${c.headerFree} of ${c.quiet} quiet ones without a header token`);
   });
 
   it('inputs larger than the first memory (the module grows it), quiet or not at their end', () => {
@@ -89,15 +100,16 @@ describe('blocks/quiet: the WebAssembly quiet test gives what its JS reference g
       const big = Buffer.alloc(kib * 1024);
       for (let at = 0; at < big.length; at += line.length) line.copy(big, at);
       big[big.length - 1] = 10;
-      assert.equal(surelyQuiet(big, 0, big.length), surelyQuietJs(big, 0, big.length), `${kib} KiB`);
-      assert.equal(surelyQuiet(big, 0, big.length), true, `${kib} KiB of plain lines`);
-      Buffer.from('Traceback').copy(big, big.length - 20);
-      assert.equal(surelyQuiet(big, 0, big.length), false, `${kib} KiB with a token near its end`);
-      const coloured = Buffer.concat([Buffer.from('\x1b[32m'), big.subarray(0, big.length - 40), Buffer.from('Tra\x1b[0mceback\n')]);
-      assert.equal(surelyQuiet(coloured, 0, coloured.length), surelyQuietJs(coloured, 0, coloured.length), `${kib} KiB coloured`);
-      assert.equal(surelyQuiet(coloured, 0, coloured.length), false, `${kib} KiB coloured, a token cut by a sequence at its end`);
+      const both = (b: Buffer) => [quietness(b, 0, b.length), quietnessJs(b, 0, b.length)];
+      assert.deepEqual(both(big), [QUIET | HEADER_FREE, QUIET | HEADER_FREE], `${kib} KiB of plain lines`);
+      Buffer.from('Timeout').copy(big, big.length - 20);
+      assert.deepEqual(both(big), [QUIET, QUIET], `${kib} KiB with a header token near its end`);
+      Buffer.from('Traceback').copy(big, big.length - 40);
+      assert.deepEqual(both(big), [0, 0], `${kib} KiB with a block token near its end`);
+      const coloured = Buffer.concat([Buffer.from('\x1b[32m'), big.subarray(0, big.length - 60), Buffer.from('Tra\x1b[0mceback\n')]);
+      assert.deepEqual(both(coloured), [0, 0], `${kib} KiB coloured, a token cut by a sequence at its end`);
     }
     // (and small inputs after the large ones)
-    assert.equal(surelyQuiet(line, 0, line.length), true);
+    assert.equal(quietness(line, 0, line.length), QUIET | HEADER_FREE);
   });
 });

@@ -15,7 +15,7 @@
 import type { BlockLineRole, ErrorBlock } from '../core/blocks';
 import { BlockStream, hasBlockShape, isFrameLine } from '../core/blocks';
 import { exceptionHeader } from '../core/blocks/shapes';
-import { surelyQuiet } from '../core/blocks/quiet';
+import { HEADER_FREE, QUIET, quietness } from '../core/blocks/quiet';
 import type { BlockHooks } from '../core/lineScan';
 
 export const BEFORE = 40;
@@ -58,6 +58,11 @@ export class BlockContext<T> implements BlockHooks {
   private quietFirst = 0;
   /** A run is not grown by a chunk (QUIET_CHUNK) up to here: the last chunk looked at, not quiet. */
   private noisyUntil = 0;
+  /** Bytes of this block the quiet test found without exception header tokens (whole lines,
+   * headerFrom .. headerTo; empty: none), and the last matched line quietAround found in them. */
+  private headerFrom = 0;
+  private headerTo = 0;
+  private headerFreeLine = -1;
   /** The last matched line whose neighbourhood's end was worked out (quietAround), and that end. */
   private nearLine = -1;
   private nearEnd = 0;
@@ -95,6 +100,8 @@ export class BlockContext<T> implements BlockHooks {
     this.ringText.fill(undefined);
     this.anchorStart = -1;
     this.quietStart = this.quietEnd = 0;
+    this.headerFrom = this.headerTo = 0;
+    this.headerFreeLine = -1;
     this.noisyUntil = 0;
     this.nearLine = -1;
     this.last = Infinity;
@@ -203,9 +210,9 @@ export class BlockContext<T> implements BlockHooks {
 
   /** Is a block shape within NEAR lines of a matched line? Also when a line after it is not read
    * yet (it is in the next byte block, or a long line between blocks is): the window decides.
-   * quiet: quietAround(lineNumber). */
+   * quiet: quietAround(lineNumber) (its bytes may also have been found without a header token). */
   private nearBlock(lineNumber: number, line: string, quiet: boolean): boolean {
-    if (quiet) return exceptionHeader(line) !== undefined;
+    if (quiet) return this.headerFreeLine !== lineNumber && exceptionHeader(line) !== undefined;
     if (hasBlockShape(line) || exceptionHeader(line)) return true;
     for (let k = lineNumber - NEAR; k <= lineNumber + NEAR; k++) {
       if (k === lineNumber) continue;
@@ -216,7 +223,7 @@ export class BlockContext<T> implements BlockHooks {
   }
 
   /** Do the NEAR lines before and after line k, all in this byte block, surely have no block
-   * shape? One look at their raw bytes (core/blocks/quiet.ts surelyQuiet, in WebAssembly)
+   * shape? One look at their raw bytes (core/blocks/quiet.ts quietness, in WebAssembly)
    * instead of decoding and classifying each: most matched lines of a log are far from any block.
    * False: not sure (a token a shape needs is there, also with the colour sequences of coloured
    * lines stripped; or the lines reach past this block): each line is looked at.
@@ -246,12 +253,12 @@ export class BlockContext<T> implements BlockHooks {
     this.nearLine = k;
     this.nearEnd = e;
     // lines k - NEAR .. k + NEAR inside the quiet run
-    if (this.quietEnd > this.quietStart && k - NEAR >= this.quietFirst && e <= this.quietEnd) return true;
+    if (this.quietEnd > this.quietStart && k - NEAR >= this.quietFirst && e <= this.quietEnd) return this.quietLine(k, at, e);
     const from = this.startOf(k - NEAR);
     if (from < 0) return false;
     // line k - NEAR starts in the quiet run: only the bytes after the run are new
     const inRun = from >= this.quietStart && from < this.quietEnd;
-    if (inRun && e <= this.quietEnd) return true;
+    if (inRun && e <= this.quietEnd) return this.quietLine(k, at, e);
     const s = inRun ? this.quietEnd : from;
     if (e - s > 16 * 1024) return false;
     if (inRun && this.quietEnd >= this.noisyUntil) {
@@ -260,19 +267,42 @@ export class BlockContext<T> implements BlockHooks {
       // tried again before the run is past it)
       const nl = buf.indexOf(10, Math.max(e, s + QUIET_CHUNK) - 1);
       if (nl >= 0 && nl + 1 < this.n && nl + 1 > e) {
-        if (surelyQuiet(buf, s, nl + 1)) {
+        const q = quietness(buf, s, nl + 1);
+        if (q & QUIET) {
           this.quietEnd = nl + 1;
-          return true;
+          this.headerFreeIf(q, s, nl + 1);
+          return this.quietLine(k, at, e);
         }
         this.noisyUntil = nl + 1;
       }
     }
-    if (!surelyQuiet(buf, s, e)) return false;
+    const q = quietness(buf, s, e);
+    if (!(q & QUIET)) return false;
     if (!inRun) {
       this.quietStart = from;
       this.quietFirst = k - NEAR;
     }
     this.quietEnd = e;
+    this.headerFreeIf(q, s, e);
+    return this.quietLine(k, at, e);
+  }
+
+  /** The quiet test found bytes s .. e (whole lines) free of exception header tokens (q has
+   * HEADER_FREE): they join the run of such bytes when they follow on from it, else start one. */
+  private headerFreeIf(q: number, s: number, e: number): void {
+    if (!(q & HEADER_FREE)) return;
+    if (this.headerTo > this.headerFrom && s >= this.headerFrom && s <= this.headerTo) this.headerTo = Math.max(this.headerTo, e);
+    else {
+      this.headerFrom = s;
+      this.headerTo = e;
+    }
+  }
+
+  /** quietAround's true for line k (starting at byte `at`; its NEAR lines after it end by e):
+   * nearBlock need not look for an exception header in it when its bytes are in the run of bytes
+   * without header tokens. */
+  private quietLine(k: number, at: number, e: number): true {
+    this.headerFreeLine = this.headerTo > this.headerFrom && at >= this.headerFrom && e <= this.headerTo ? k : -1;
     return true;
   }
 

@@ -2,12 +2,13 @@
 // (cli/blockContext.ts quietAround): the NEAR lines around a matched line, or a run of lines ahead
 // of it, looked at in their bytes at once instead of decoding and classifying each line. Lines
 // with escape sequences (coloured lines) are looked at as a block's test reads each: with the
-// sequences removed (stripEscapeBytes). surelyQuiet runs the WebAssembly form of the test
-// (server/wasm/shapes.ts, embedded as shapesWasm.generated.ts, from the tables of shapes.ts's byte
-// search's tokens); surelyQuietJs is the reference it must equal (unit tests compare them), and the answer
-// where WebAssembly is unavailable.
+// sequences removed (stripEscapeBytes). Where they are quiet, also: do they hold no exception
+// header token, so that no line of them is an exception header (the context's other question of a
+// matched line). quietness runs the WebAssembly form of the test (server/wasm/shapes.ts, embedded
+// as shapesWasm.generated.ts, with tables of shapes.ts's tokens); quietnessJs is the reference it
+// must equal (unit tests compare them), and the answer where WebAssembly is unavailable.
 import { copyBytes, escapeLengthOf } from '../text';
-import { blockShapeTokens, mayHoldBlockShape } from './shapes';
+import { HEADER_TOKENS, blockShapeTokens, mayHoldBlockShape } from './shapes';
 import { SHAPES_WASM_BASE64 } from './shapesWasm.generated';
 
 /**
@@ -55,16 +56,29 @@ export function stripEscapeBytes(b: Uint8Array, s: number, e: number, out?: Uint
   return o.subarray(0, w);
 }
 
-/** surelyQuietJs's stripped bytes, reused (the bytes are not kept). */
+/** quietnessJs's stripped bytes, reused (the bytes are not kept). */
 let strippedScratch = new Uint8Array(16 * 1024);
 
-/** True: no line of b[s, e) has a block shape (hasBlockShape), read with the escape sequences of
- * coloured lines removed; false: one may (then each line is classified). In JS. */
-export function surelyQuietJs(b: Uint8Array, s: number, e: number): boolean {
+/** quietness's bits: no line of the bytes has a block shape (hasBlockShape), read with the escape
+ * sequences of coloured lines removed; and (with QUIET only) the bytes as they are hold none of
+ * the exception header tokens (shapes.ts HEADER_TOKENS), so exceptionHeader finds no header in any
+ * of their lines (the text of a line, escape sequences and all, is its bytes decoded: an ASCII
+ * token is in the text only where it is in the bytes). */
+export const QUIET = 1;
+export const HEADER_FREE = 2;
+
+/** quietness in JS: QUIET (and HEADER_FREE) or 0, where a line of b[s, e) may have a block shape
+ * (then each line is classified). */
+export function quietnessJs(b: Uint8Array, s: number, e: number): number {
   const bytes = b.subarray(s, e);
-  if (bytes.indexOf(0x1b) < 0) return !mayHoldBlockShape(bytes);
-  if (strippedScratch.length < e - s) strippedScratch = new Uint8Array(Math.max(e - s, 2 * strippedScratch.length));
-  return !mayHoldBlockShape(stripEscapeBytes(b, s, e, strippedScratch));
+  if (bytes.indexOf(0x1b) < 0) {
+    if (mayHoldBlockShape(bytes)) return 0;
+  } else {
+    if (strippedScratch.length < e - s) strippedScratch = new Uint8Array(Math.max(e - s, 2 * strippedScratch.length));
+    if (mayHoldBlockShape(stripEscapeBytes(b, s, e, strippedScratch))) return 0;
+  }
+  const raw = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return HEADER_TOKENS.some((t) => raw.indexOf(t, 0, 'latin1') >= 0) ? QUIET : QUIET | HEADER_FREE;
 }
 
 /** The part of the WebAssembly JS API used here (lib "dom" is not in this project's lib). */
@@ -78,9 +92,11 @@ const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
 // The module's memory (server/wasm/shapes.ts): the tokens' nibble tables, the buckets of tokens,
 // then the input bytes and room for as many stripped ones (and what the token pass reads past them).
 const TEDDY = 0;
-const BUCKETS = 128;
-const BUCKETS_BYTES = 4096;
-const IN = BUCKETS + BUCKETS_BYTES;
+const TEDDY_HEADER = 96;
+const BUCKETS = 256;
+const BUCKETS_HEADER = 2304;
+const BUCKETS_BYTES = 2048;
+const IN = 4096;
 const SPARE = 64;
 /** Token codes of the classes, as the module reads them. */
 const CODE_DIGIT = 0xfe;
@@ -125,16 +141,32 @@ const WINDOWS: Record<string, readonly [offset: number, bucket: number]> = {
   '.py:\\d': [1, 7],
   '  at ': [1, 0],
 };
+/** The same for the exception header tokens (shapes.ts HEADER_TOKENS), counted on the same logs:
+ * 0.00014 candidate places a byte. */
+const HEADER_WINDOWS: Record<string, readonly [offset: number, bucket: number]> = {
+  Error: [0, 0],
+  Exception: [0, 0],
+  Throwable: [0, 0],
+  Failure: [0, 3],
+  Fault: [0, 3],
+  Warning: [0, 4],
+  Rejection: [0, 5],
+  Interrupt: [5, 1],
+  Panic: [0, 2],
+  Abort: [0, 2],
+  Timeout: [0, 2],
+  Exit: [0, 3],
+};
 
 /**
- * The module's token tables: per bucket, for each of the three bytes its tokens are looked for by,
- * the low and high nibbles those bytes have (a class's code: each byte of the class), and each
- * bucket's tokens as [length, offset, codes]. Undefined when a token is shorter than three bytes,
- * its window is not inside it, or a code does not fit a byte.
+ * The module's tables of some tokens (each as its codes, placed by `windows`): per bucket, for each
+ * of the three bytes its tokens are looked for by, the low and high nibbles those bytes have (a
+ * class's code: each byte of the class), and each bucket's tokens as [length, offset, codes].
+ * Undefined when a token's window is not inside it or a code does not fit a byte.
  */
-function tokenTables(): { teddy: Uint8Array; buckets: Uint8Array } | undefined {
-  const { tokens, digit, space, bytesOf } = blockShapeTokens();
-  const placed = tokens.map((t) => ({ codes: t.codes, at: WINDOWS[t.text] ?? ([0, 0] as const) }));
+function tokenTables(tokens: readonly { text: string; codes: readonly number[] }[], windows: Record<string, readonly [number, number]>): { teddy: Uint8Array; buckets: Uint8Array } | undefined {
+  const { digit, space, bytesOf } = blockShapeTokens();
+  const placed = tokens.map((t) => ({ codes: t.codes, at: windows[t.text] ?? ([0, 0] as const) }));
   if (placed.some(({ codes, at }) => codes.length > 255 || at[0] < 0 || at[0] + 3 > codes.length || at[1] < 0 || at[1] > 7 || codes.some((c) => c !== digit && c !== space && (c < 0 || c >= CODE_DIGIT)))) return undefined;
   const teddy = new Uint8Array(96);
   for (const { codes, at } of placed) {
@@ -159,13 +191,17 @@ function tokenTables(): { teddy: Uint8Array; buckets: Uint8Array } | undefined {
   return { teddy, buckets };
 }
 
+/** The header tokens as tokenTables takes them. */
+const HEADER_CODES = HEADER_TOKENS.map((text) => ({ text, codes: [...text].map((c) => c.charCodeAt(0)) }));
+
 function instance(): Native | null {
   if (native !== undefined) return native;
   native = null;
   if (!wasm) return native;
   try {
-    const tables = tokenTables();
-    if (!tables) return native;
+    const tables = tokenTables(blockShapeTokens().tokens, WINDOWS);
+    const headers = tokenTables(HEADER_CODES, HEADER_WINDOWS);
+    if (!tables || !headers) return native;
     const room = 64 << 10;
     const memory = new wasm.Memory({ initial: pagesFor(room) });
     const mod = new wasm.Module(Buffer.from(SHAPES_WASM_BASE64, 'base64'));
@@ -173,6 +209,8 @@ function instance(): Native | null {
     const bytes = new Uint8Array(memory.buffer);
     bytes.set(tables.teddy, TEDDY);
     bytes.set(tables.buckets, BUCKETS);
+    bytes.set(headers.teddy, TEDDY_HEADER);
+    bytes.set(headers.buckets, BUCKETS_HEADER);
     native = { quiet: exports.quiet, memory, bytes, room: roomOf(bytes.length) };
   } catch {
     native = null;
@@ -189,11 +227,11 @@ function roomOf(bytes: number): number {
   return Math.floor((bytes - IN) / 2) - SPARE;
 }
 
-/** surelyQuietJs's answer, from the WebAssembly module where it runs (the bytes are copied in:
- * a neighbourhood is a few KiB). */
-export function surelyQuiet(b: Uint8Array, s: number, e: number): boolean {
+/** quietnessJs's answer, from the WebAssembly module where it runs (the bytes are copied in: a
+ * neighbourhood is a few KiB). */
+export function quietness(b: Uint8Array, s: number, e: number): number {
   const x = instance();
-  if (!x) return surelyQuietJs(b, s, e);
+  if (!x) return quietnessJs(b, s, e);
   const n = e - s;
   if (n > x.room) {
     x.memory.grow(pagesFor(n) - x.bytes.length / PAGE);
@@ -201,10 +239,10 @@ export function surelyQuiet(b: Uint8Array, s: number, e: number): boolean {
     x.room = roomOf(x.bytes.length);
   }
   x.bytes.set(b.subarray(s, e), IN);
-  return x.quiet(IN, n, IN + x.room + SPARE) === 1;
+  return x.quiet(IN, n, IN + x.room + SPARE);
 }
 
-/** Does surelyQuiet run in WebAssembly here (for tests)? */
+/** Does quietness run in WebAssembly here (for tests)? */
 export function quietRunsNative(): boolean {
   return !!instance();
 }

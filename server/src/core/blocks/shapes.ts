@@ -439,7 +439,12 @@ export function javaPath(cls: string, file: string): string {
 // Exception lines (need their position in a block; see parse.ts)
 
 /** Error-class names a stack-trace header starts with when nothing else says it is one. */
-const CLASS_SUFFIX = '(?:Error|Exception|Throwable|Failure|Fault|Warning|Rejection|Interrupt|Panic|Abort|Timeout|Exit)';
+/** The words an exception class ends with (exceptionHeader): a line holds one where it finds a
+ * header, so its pre-test looks for them first (`Error`, in most headers, alone; the others in one
+ * expression), and a reader of a line's bytes may skip it where none is (core/blocks/quiet.ts). */
+export const HEADER_TOKENS = ['Error', 'Exception', 'Throwable', 'Failure', 'Fault', 'Warning', 'Rejection', 'Interrupt', 'Panic', 'Abort', 'Timeout', 'Exit'] as const;
+const OTHER_HEADER_TOKENS = new RegExp(HEADER_TOKENS.slice(1).join('|'));
+const CLASS_SUFFIX = `(?:${HEADER_TOKENS.join('|')})`;
 const EXC_HEADER = new RegExp(`(^|[\\s:\\]|>(])(?:Uncaught )?((?:[A-Za-z_$][\\w$]*\\.)*(?:[A-Z_$][\\w$]*)?${CLASS_SUFFIX})(?: \\[([\\w.:-]{1,64})\\])?(:(?= |$)|$)`, 'g');
 /** How far into a line an exception class is looked for. */
 const HEADER_SCAN = 512;
@@ -460,7 +465,7 @@ function guarded(token: string, re: RegExp): { exec(text: string): RegExpExecArr
 /** The first `SomeError: message` / `pkg.SomeException` (at the end of the line) in a line, if any. */
 export function exceptionHeader(text: string): HeaderMatch | undefined {
   const t = text.length > HEADER_SCAN ? text.slice(0, HEADER_SCAN) : text.trimEnd();
-  if (t.indexOf('Error') < 0 && !/Exception|Throwable|Failure|Fault|Warning|Rejection|Interrupt|Panic|Abort|Timeout|Exit/.test(t)) return undefined;
+  if (t.indexOf(HEADER_TOKENS[0]) < 0 && !OTHER_HEADER_TOKENS.test(t)) return undefined;
   EXC_HEADER.lastIndex = 0;
   const m = EXC_HEADER.exec(t);
   if (!m) return undefined;
