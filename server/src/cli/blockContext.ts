@@ -25,8 +25,10 @@ export const AFTER = 48;
 export const NEAR = 4;
 /** Lines whose start and text are remembered (more than a window). */
 const RING = 1024;
-/** Bytes a quiet run grows by at once when matched lines follow each other (quietAround). */
+/** Bytes a quiet run grows by at once when matched lines follow each other (quietAround), and
+ * where such a chunk was not quiet. */
 const QUIET_CHUNK = 8 * 1024;
+const QUIET_CHUNK_SMALL = 1024;
 
 export type Emit<T> = (lineNumber: number, line: string, payload: T, block: ErrorBlock | undefined, role: BlockLineRole | undefined) => void;
 
@@ -56,8 +58,10 @@ export class BlockContext<T> implements BlockHooks {
   private quietEnd = 0;
   /** The number of the run's first line (the one starting at quietStart). */
   private quietFirst = 0;
-  /** A run is not grown by a chunk (QUIET_CHUNK) up to here: the last chunk looked at, not quiet. */
+  /** A run is not grown by a chunk (QUIET_CHUNK) up to here: the last chunk looked at, not quiet;
+   * nor by a small one (QUIET_CHUNK_SMALL) up to noisySmallUntil. */
   private noisyUntil = 0;
+  private noisySmallUntil = 0;
   /** Bytes of this block the quiet test found without exception header tokens (whole lines,
    * headerFrom .. headerTo; empty: none), and the last matched line quietAround found in them. */
   private headerFrom = 0;
@@ -102,7 +106,7 @@ export class BlockContext<T> implements BlockHooks {
     this.quietStart = this.quietEnd = 0;
     this.headerFrom = this.headerTo = 0;
     this.headerFreeLine = -1;
-    this.noisyUntil = 0;
+    this.noisyUntil = this.noisySmallUntil = 0;
     this.nearLine = -1;
     this.last = Infinity;
   }
@@ -261,11 +265,13 @@ export class BlockContext<T> implements BlockHooks {
     if (inRun && e <= this.quietEnd) return this.quietLine(k, at, e);
     const s = inRun ? this.quietEnd : from;
     if (e - s > 16 * 1024) return false;
-    if (inRun && this.quietEnd >= this.noisyUntil) {
-      // the run goes on (matched lines one after another): its next QUIET_CHUNK bytes looked at
-      // at once, so that the next matched lines are inside it (a chunk that is not quiet is not
-      // tried again before the run is past it)
-      const nl = buf.indexOf(10, Math.max(e, s + QUIET_CHUNK) - 1);
+    // the run goes on (matched lines one after another): its next QUIET_CHUNK bytes looked at at
+    // once, so that the next matched lines are inside it; where such a chunk is not quiet (a line
+    // of it has a block token), chunks of QUIET_CHUNK_SMALL bytes until the run is past it, and
+    // where one of those is not quiet either, line by line until the run is past that one
+    const big = this.quietEnd >= this.noisyUntil;
+    if (inRun && (big || this.quietEnd >= this.noisySmallUntil)) {
+      const nl = buf.indexOf(10, Math.max(e, s + (big ? QUIET_CHUNK : QUIET_CHUNK_SMALL)) - 1);
       if (nl >= 0 && nl + 1 < this.n && nl + 1 > e) {
         const q = quietness(buf, s, nl + 1);
         if (q & QUIET) {
@@ -273,7 +279,8 @@ export class BlockContext<T> implements BlockHooks {
           this.headerFreeIf(q, s, nl + 1);
           return this.quietLine(k, at, e);
         }
-        this.noisyUntil = nl + 1;
+        if (big) this.noisyUntil = nl + 1;
+        else this.noisySmallUntil = nl + 1;
       }
     }
     const q = quietness(buf, s, e);
