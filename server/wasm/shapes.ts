@@ -1,6 +1,6 @@
 // AssemblyScript source of the "are these raw lines surely quiet" test (compiled to WebAssembly by
 // scripts/build-wasm.mjs into server/src/core/blocks/shapesWasm.generated.ts): `quiet` answers what
-// core/blocks/quiet.ts surelyQuietJs answers of the same bytes, from the same tables:
+// core/blocks/quiet.ts quietnessJs answers of the same bytes, from the same tables:
 //   - with an ESC in the bytes, their lines with the escape sequences removed (stripEscapeBytes,
 //     core/blocks/quiet.ts; escapeLengthOf, core/text.ts), else the bytes as they are;
 //   - then !mayHoldBlockShape (core/blocks/shapes.ts): a pytest line start (`_ > E = -`) or a
