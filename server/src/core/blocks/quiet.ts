@@ -91,12 +91,15 @@ const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
 
 // The module's memory (server/wasm/shapes.ts): the tokens' nibble tables, the buckets of tokens,
 // then the input bytes and room for as many stripped ones (and what the token pass reads past them).
+// (the table addresses are the module's too: shapes.ts TEDDY, TEDDY_HEADER, BUCKETS, BUCKETS_HEADER;
+// the input's is passed to it)
 const TEDDY = 0;
 const TEDDY_HEADER = 96;
 const BUCKETS = 256;
-const BUCKETS_HEADER = 2304;
+/** Bytes each set of buckets may take (tokenTables checks). */
 const BUCKETS_BYTES = 2048;
-const IN = 4096;
+const BUCKETS_HEADER = BUCKETS + BUCKETS_BYTES;
+const IN = BUCKETS_HEADER + BUCKETS_BYTES;
 const SPARE = 64;
 /** Token codes of the classes, as the module reads them. */
 const CODE_DIGIT = 0xfe;

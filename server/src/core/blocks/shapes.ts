@@ -438,8 +438,8 @@ export function javaPath(cls: string, file: string): string {
 // ---------------------------------------------------------------------------------------------
 // Exception lines (need their position in a block; see parse.ts)
 
-/** Error-class names a stack-trace header starts with when nothing else says it is one. */
-/** The words an exception class ends with (exceptionHeader): a line holds one where it finds a
+/** The words an exception class ends with: the error-class names a stack-trace header starts
+ * with when nothing else says it is one (exceptionHeader). A line holds one where it finds a
  * header, so its pre-test looks for them first (`Error`, in most headers, alone; the others in one
  * expression), and a reader of a line's bytes may skip it where none is (core/blocks/quiet.ts). */
 export const HEADER_TOKENS = ['Error', 'Exception', 'Throwable', 'Failure', 'Fault', 'Warning', 'Rejection', 'Interrupt', 'Panic', 'Abort', 'Timeout', 'Exit'] as const;
