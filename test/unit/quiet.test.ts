@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { HEADER_FREE, QUIET, quietRunsNative, quietness, quietnessJs } from '../../server/src/core/blocks/quiet';
 import { HEADER_TOKENS } from '../../server/src/core/blocks/shapes';
 import { rng } from '../bench/gen';
-import { lineStarts, realLogs } from './realLogs';
+import { lineStarts, randomTexts, realLogs } from './realLogs';
 
 /** Compares both ways, the bytes at offset 0 and inside a larger buffer; counts the quiet ones
  * and the quiet ones without a header token. */
@@ -84,12 +84,7 @@ describe('blocks/quiet: the WebAssembly quiet test gives what its JS reference g
   it('random texts of tokens, near misses, escape sequences, blanks and line ends', () => {
     const c = new Checker();
     const next = rng(20261208);
-    for (let k = 0; k < 100_000; k++) {
-      const n = 1 + Math.floor(next() * (k % 3 === 0 ? 4 : 20));
-      let t = '';
-      for (let j = 0; j < n; j++) t += PIECES[Math.floor(next() * PIECES.length)];
-      c.check(Buffer.from(t, 'utf8'), `random text ${k}`);
-    }
+    for (const [t, k] of randomTexts(next, PIECES, 100_000, 20)) c.check(Buffer.from(t, 'utf8'), `random text ${k}`);
     assert.ok(c.quiet > 0.05 * c.checked && c.quiet < 0.95 * c.checked, `${c.quiet} of ${c.checked} quiet`);
     assert.ok(c.headerFree > 0.05 * c.quiet && c.headerFree < 0.95 * c.quiet, `${c.headerFree} of ${c.quiet} quiet ones without a header token`);
   });

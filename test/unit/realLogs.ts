@@ -1,5 +1,6 @@
 // The real logs of test/fixtures/real (traces, Node stacks, tsc output and the unrelated logs of
-// this machine), for tests that walk every window of them.
+// this machine), for tests that walk every window of them; and random texts of pieces, for the
+// tests of the same quick checks.
 import { readdirSync } from 'node:fs';
 import * as path from 'node:path';
 
@@ -19,4 +20,15 @@ export function lineStarts(bytes: Uint8Array): number[] {
   for (let k = 0; k < bytes.length; k++) if (bytes[k] === 10 || (bytes[k] === 13 && bytes[k + 1] !== 10)) starts.push(k + 1);
   if (starts[starts.length - 1] !== bytes.length) starts.push(bytes.length);
   return starts;
+}
+
+/** `count` texts, each of 1 .. `most` pieces drawn by `next` (every third text of 1 .. 4), with
+ * their index. */
+export function* randomTexts(next: () => number, pieces: readonly string[], count: number, most: number): Generator<[text: string, k: number]> {
+  for (let k = 0; k < count; k++) {
+    const n = 1 + Math.floor(next() * (k % 3 === 0 ? 4 : most));
+    let t = '';
+    for (let j = 0; j < n; j++) t += pieces[Math.floor(next() * pieces.length)];
+    yield [t, k];
+  }
 }

@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { mayHaveShape, mayHoldBlockShape } from '../../server/src/core/blocks/shapes';
 import { rng } from '../bench/gen';
-import { lineStarts, realLogs } from './realLogs';
+import { lineStarts, randomTexts, realLogs } from './realLogs';
 
 // The reference: shapes.ts before the token search, as it was.
 const MAYBE = /File "|Traceback|(?:^|\s)at\s|\.\.\. \d|Caused by: |Suppressed: |panic|goroutine |\.go:\d|exit status|During handling|The above exception|thread '|note: |stack backtrace:|Exception in thread|\[Previous line/;
@@ -136,12 +136,7 @@ describe('shapes: quick tests (mayHaveShape, mayHoldBlockShape) give what their 
   it('random texts of tokens, near misses, blanks, line ends, letters and digits, and each alternative counts alone', () => {
     const c = new Checker();
     const next = rng(20261203);
-    for (let k = 0; k < 200_000; k++) {
-      const n = 1 + Math.floor(next() * (k % 3 === 0 ? 4 : 14));
-      let t = '';
-      for (let j = 0; j < n; j++) t += PIECES[Math.floor(next() * PIECES.length)];
-      c.check(t, `random text ${k}`);
-    }
+    for (const [t, k] of randomTexts(next, PIECES, 200_000, 14)) c.check(t, `random text ${k}`);
     assert.ok(c.lineTrue > 0.1 * c.checked && c.lineTrue < 0.9 * c.checked, `${c.lineTrue} of ${c.checked} may have a shape`);
     assert.ok(c.bytesTrue > 0.1 * c.checked && c.bytesTrue < 0.9 * c.checked, `${c.bytesTrue} of ${c.checked} may hold a block shape`);
     // (so that a mistake in any one alternative shows: texts where it alone decides)
